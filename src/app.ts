@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from './config/config.js';
+import { meRoutes } from './features/auth/auth.routes.js';
+import { sessionsRoutes } from './features/sessions/sessions.routes.js';
+import { SessionSchema } from './features/sessions/sessions.schema.js';
+import { systemRoutes } from './features/system/system.routes.js';
+import { tasksRoutes } from './features/tasks/tasks.routes.js';
+import { TaskSchema } from './features/tasks/tasks.schema.js';
+import { addAuthHook } from './http/auth.hook.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { MethodIndex } from './http/method-index.js';
+import { ProblemSchema } from './http/problem.schema.js';
+import { validatorCompiler } from './http/validation.js';
+import { type Storage, openStorage } from './storage/database.js';
+import { migrateToLatest } from './storage/migrator.js';
+
+export const API_PREFIX = '/api/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+export interface AppOptions {
+  config: Config;
+  /** An open storage to use (tests share one); otherwise opened from config and closed with the app. */
+  storage?: Storage;
+  /** Pino options or false; defaults to JSON logs at config.logLevel. */
+  logger?: FastifyServerOptions['logger'];
+  /** Apply pending migrations before serving (default true). */
+  migrate?: boolean;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      // Tokens must never reach a log line, even at trace level.
+      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+    },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const storage =
+    options.storage ??
+    openStorage(config.databaseUrl, {
+      poolSize: config.poolSize,
+      connectTimeoutMs: config.connectTimeoutMs,
+      statementTimeoutMs: config.statementTimeoutMs,
+      onPoolError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
+    });
+  if (options.storage === undefined) app.addHook('onClose', () => storage.close());
+  if (options.migrate !== false) await migrateToLatest(storage);
+
+  app.setValidatorCompiler(validatorCompiler);
+  for (const schema of [ProblemSchema, TaskSchema, SessionSchema]) app.addSchema(schema);
+
+  const methods = new MethodIndex();
+  app.addHook('onRoute', (route) => methods.add(route.url, route.method));
+  installErrorHandling(app, storage.dialect, (path) => methods.allowed(path));
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Focus API',
+        version: '1.0.0',
+        description: 'Timed focus sessions and the tasks people commit to in them. Errors are RFC 9457 problem+json.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An `fst_` token from `npx focus tokens issue`.' } } },
+      security: [{ bearer: [] }],
+      tags: [
+        { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
+        { name: 'tasks', description: 'Tasks and bulk import' },
+        { name: 'auth', description: 'The authenticated user' },
+        { name: 'operations', description: 'Health, readiness and this document' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  await app.register(systemRoutes, { storage });
+  app.get(
+    `${API_PREFIX}/openapi.json`,
+    { schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', security: [] } },
+    () => app.swagger(),
+  );
+
+  await app.register(
+    async (api) => {
+      addAuthHook(api, storage);
+      await api.register(meRoutes);
+      await api.register(sessionsRoutes, { storage });
+      await api.register(tasksRoutes, { storage });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

@@ -1,0 +1,111 @@
+import type { Db } from '../../storage/database.js';
+
+export interface AuthenticatedUser {
+  id: number;
+  handle: string;
+  orgIds: number[];
+}
+
+export interface TokenLookup {
+  tokenId: number;
+  userId: number;
+  handle: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenLookup | undefined> {
+  const row = await db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select([
+      'tokens.id as tokenId',
+      'users.id as userId',
+      'users.handle as handle',
+      'tokens.expires_at as expiresAt',
+      'tokens.revoked_at as revokedAt',
+      'tokens.last_used_at as lastUsedAt',
+    ])
+    .where('tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row;
+}
+
+export async function orgIdsOf(db: Db, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .select('org_id')
+    .where('user_id', '=', userId)
+    .orderBy('org_id')
+    .execute();
+  return rows.map((r) => r.org_id);
+}
+
+export async function touchToken(db: Db, tokenId: number, at: string): Promise<void> {
+  await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
+}
+
+export async function findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string } | undefined> {
+  return db.selectFrom('users').select(['id', 'handle']).where('handle', '=', handle).executeTakeFirst();
+}
+
+/** Users among `handles` who belong to `orgId`, by handle. */
+export async function membersByHandle(db: Db, orgId: number, handles: readonly string[]): Promise<Map<string, number>> {
+  if (handles.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('users')
+    .innerJoin('memberships', 'memberships.user_id', 'users.id')
+    .select(['users.id', 'users.handle'])
+    .where('memberships.org_id', '=', orgId)
+    .where('users.handle', 'in', handles)
+    .execute();
+  return new Map(rows.map((r) => [r.handle, r.id]));
+}
+
+/** Creates the user and orgs when missing and adds the memberships; idempotent. */
+export async function upsertUserWithOrgs(db: Db, handle: string, orgIds: readonly number[], now: string): Promise<number> {
+  await db.insertInto('users').values({ handle, created_at: now }).onConflict((oc) => oc.column('handle').doNothing()).execute();
+  const user = await findUserByHandle(db, handle);
+  if (user === undefined) throw new Error('user vanished after insert');
+  for (const orgId of orgIds) {
+    await db.insertInto('orgs').values({ id: orgId, created_at: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await db
+      .insertInto('memberships')
+      .values({ user_id: user.id, org_id: orgId })
+      .onConflict((oc) => oc.columns(['user_id', 'org_id']).doNothing())
+      .execute();
+  }
+  return user.id;
+}
+
+export async function insertToken(
+  db: Db,
+  values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },
+): Promise<number> {
+  const row = await db
+    .insertInto('tokens')
+    .values({
+      user_id: values.userId,
+      name: values.name,
+      token_hash: values.tokenHash,
+      created_at: values.createdAt,
+      expires_at: values.expiresAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Marks the token revoked; returns false when no such token exists. Revoking twice keeps the first time. */
+export async function revokeToken(db: Db, tokenId: number, at: string): Promise<boolean> {
+  const exists = await db.selectFrom('tokens').select('id').where('id', '=', tokenId).executeTakeFirst();
+  if (exists === undefined) return false;
+  await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+  return true;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

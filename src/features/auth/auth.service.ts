@@ -1,0 +1,81 @@
+import type { Storage } from '../../storage/database.js';
+import {
+  type AuthenticatedUser,
+  findTokenByHash,
+  findUserByHandle,
+  insertToken,
+  orgIdsOf,
+  revokeToken as revokeTokenRow,
+  touchToken,
+  upsertUserWithOrgs,
+} from './auth.repository.js';
+import { generateToken, hashToken, isWellFormedToken } from './auth.token.js';
+
+export type { AuthenticatedUser };
+
+/** last_used_at is kept to the minute: a write per request would serialise every reader on SQLite. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
+ * malformed, expired and revoked tokens are indistinguishable to the caller.
+ */
+export async function authenticate(storage: Storage, token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
+  if (!isWellFormedToken(token)) return undefined;
+  const found = await findTokenByHash(storage.db, hashToken(token));
+  if (found === undefined || found.revokedAt !== null) return undefined;
+  const nowIso = now.toISOString();
+  if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
+  if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
+    await touchToken(storage.db, found.tokenId, nowIso);
+  }
+  return { id: found.userId, handle: found.handle, orgIds: await orgIdsOf(storage.db, found.userId) };
+}
+
+export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;
+
+export class AdminInputError extends Error {
+  override name = 'AdminInputError';
+}
+
+export async function addUser(storage: Storage, handle: string, orgIds: readonly number[]) {
+  if (!HANDLE_PATTERN.test(handle)) throw new AdminInputError('handle must be 1–64 characters of [a-z0-9._-]');
+  if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
+  for (const org of orgIds) {
+    if (!Number.isSafeInteger(org) || org < 1) throw new AdminInputError(`org id must be a positive integer: ${org}`);
+  }
+  const userId = await storage.transaction((trx) => upsertUserWithOrgs(trx, handle, orgIds, new Date().toISOString()));
+  return { handle, org_ids: await orgIdsOf(storage.db, userId) };
+}
+
+/** Parses a TTL such as `30d`, `12h`, `45m`, `90s`; returns milliseconds. */
+export function parseTtl(ttl: string): number {
+  const match = /^(\d{1,6})([smhdw])$/.exec(ttl);
+  if (match === null) throw new AdminInputError('ttl must look like 90s, 45m, 12h, 30d or 2w');
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
+  const ms = Number(match[1]) * unit;
+  if (ms <= 0) throw new AdminInputError('ttl must be positive');
+  return ms;
+}
+
+export async function issueToken(storage: Storage, handle: string, options: { name?: string; ttl?: string } = {}) {
+  const user = await findUserByHandle(storage.db, handle);
+  if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
+  const now = new Date();
+  const expiresAt = options.ttl === undefined ? null : new Date(now.getTime() + parseTtl(options.ttl)).toISOString();
+  const token = generateToken();
+  const id = await insertToken(storage.db, {
+    userId: user.id,
+    name: options.name ?? null,
+    tokenHash: hashToken(token),
+    createdAt: now.toISOString(),
+    expiresAt,
+  });
+  return { id, token, expires_at: expiresAt };
+}
+
+export async function revokeToken(storage: Storage, id: number) {
+  if (!Number.isSafeInteger(id) || id < 1) throw new AdminInputError('token id must be a positive integer');
+  if (!(await revokeTokenRow(storage.db, id, new Date().toISOString()))) throw new AdminInputError(`no token with id ${id}`);
+  return { id, revoked: true as const };
+}

@@ -1,0 +1,160 @@
+/**
+ * Local wall-clock time ↔ UTC instants, and the 12-hour time format.
+ *
+ * DST rules (RFC 5545 §3.3.5, same as Temporal's "compatible" disambiguation):
+ *
+ * - Wall-clock time is what repeats. A 9:00 AM series is 9:00 AM local on
+ *   every day; across a DST change its UTC instant moves by the shift.
+ * - A local time that does not exist (spring-forward gap) is moved forward
+ *   by the length of the gap: it is read with the offset in force BEFORE
+ *   the gap. 2:30 AM in New York on 2026-03-08 → 3:30 AM EDT (07:30Z);
+ *   2:15 AM on Lord Howe Island on 2026-10-04 (30-minute gap) → 2:45 AM.
+ * - A local time that exists twice (fall-back overlap) is the FIRST, i.e.
+ *   earlier, instant (still daylight time). 1:30 AM in New York on
+ *   2026-11-01 → 1:30 AM EDT (05:30Z), not EST (06:30Z).
+ *
+ * Why not luxon's `DateTime.fromObject({...}, { zone })`: verified with luxon
+ * 3.7.2, it resolves gaps forward correctly but resolves overlaps from a
+ * provisional offset taken at the CURRENT moment (`zone.offset(Settings.now())`),
+ * so the answer for 1:30 AM on 2026-11-01 depends on whether the server
+ * happens to run in summer or winter (run in November it returned EST/06:30Z,
+ * the later instant, and 2:30 AM Berlin on 2026-10-25 likewise the later
+ * +01:00). We therefore resolve ourselves and use luxon only for what it does
+ * deterministically: zone validation and "what is the offset at instant X".
+ *
+ * Assumption: a zone changes offset at most once within ±1 day of the time
+ * being resolved (true for every zone in current tzdata).
+ */
+import { IANAZone } from 'luxon';
+import { MAX_DAY_NUMBER, MIN_DAY_NUMBER, daysFromCivil, fromDayNumber, requireDate } from './recurrence.dates.js';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+const MINUTES_PER_DAY = 1440;
+
+/**
+ * Shape of an IANA zone name: "UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires",
+ * "Etc/GMT+5". It deliberately excludes offset strings such as "+02:00": newer
+ * V8 versions accept those as time zones, and we want the same answer on
+ * every Node version; a fixed offset also cannot follow a place's DST rules,
+ * which is the point of storing a zone.
+ */
+const ZONE_NAME_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
+
+/**
+ * True for IANA zone names the runtime knows (including links such as
+ * "US/Eastern" and "UTC"). Matching is case-insensitive because that is how
+ * ICU looks names up; callers that store the value may canonicalise it.
+ * Rejects "", unknown names ("Mars/Base") and fixed offsets ("+02:00").
+ */
+export function isValidTimeZone(tz: string): boolean {
+  return typeof tz === 'string' && tz.length <= 64 && ZONE_NAME_SHAPE.test(tz) && IANAZone.isValidZone(tz);
+}
+
+function requireZone(tz: string): IANAZone {
+  if (!isValidTimeZone(tz)) throw new RangeError(`not a valid IANA time zone: ${JSON.stringify(tz)}`);
+  return IANAZone.create(tz);
+}
+
+function requireMinutes(minutes: number): void {
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes >= MINUTES_PER_DAY) {
+    throw new RangeError(`minutes after midnight must be an integer 0..1439, got ${minutes}`);
+  }
+}
+
+/** Offset of `zone` from UTC at instant `ms`, in milliseconds (east positive). */
+function offsetMs(zone: IANAZone, ms: number): number {
+  return zone.offset(ms) * MINUTE_MS;
+}
+
+/**
+ * Epoch milliseconds of local `date` + `minutes` in `timezone`, applying the
+ * DST rules in this module's doc comment.
+ *
+ * `wall` is the local time read as if it were UTC. A true instant for it is
+ * `wall - offset` where the offset in force at that instant equals `offset`.
+ * The only offsets that can be in force are the ones a day before and a day
+ * after, so we test both: two matches = overlap (take the earlier instant),
+ * one = the normal case, none = gap (use the pre-gap offset, which lands
+ * `gap length` later on the wall clock).
+ */
+export function localToEpochMillis(date: string, minutes: number, timezone: string): number {
+  const d = requireDate(date);
+  requireMinutes(minutes);
+  const zone = requireZone(timezone);
+  const wall = daysFromCivil(d.year, d.month, d.day) * DAY_MS + minutes * MINUTE_MS;
+  const before = offsetMs(zone, wall - DAY_MS);
+  const after = offsetMs(zone, wall + DAY_MS);
+  const valid = [before, after]
+    .map((offset) => ({ offset, instant: wall - offset }))
+    .filter(({ offset, instant }) => offsetMs(zone, instant) === offset)
+    .map(({ instant }) => instant);
+  return valid.length > 0 ? Math.min(...valid) : wall - before;
+}
+
+/** `Date.prototype.toISOString()` of local `date` + `minutes` in `timezone` (DST rules above). */
+export function localToInstant(date: string, minutes: number, timezone: string): string {
+  return new Date(localToEpochMillis(date, minutes, timezone)).toISOString();
+}
+
+export interface OccurrenceInstants {
+  starts_at: string;
+  ends_at: string;
+}
+
+/**
+ * UTC start and end of one occurrence. The end is `duration` minutes of
+ * elapsed (absolute) time after the start, so a 60-minute session starting at
+ * 1:30 AM EDT on a fall-back night ends at 1:30 AM EST, and a session may end
+ * on the next local day.
+ */
+export function occurrenceInstants(
+  date: string,
+  minutes: number,
+  duration: number,
+  timezone: string,
+): OccurrenceInstants {
+  if (!Number.isInteger(duration) || duration < 1 || duration > MINUTES_PER_DAY) {
+    throw new RangeError(`duration must be an integer 1..1440 minutes, got ${duration}`);
+  }
+  const start = localToEpochMillis(date, minutes, timezone);
+  return {
+    starts_at: new Date(start).toISOString(),
+    ends_at: new Date(start + duration * MINUTE_MS).toISOString(),
+  };
+}
+
+/** The local calendar date in `timezone` at instant `now` (default: the current time). */
+export function todayIn(timezone: string, now: Date = new Date()): string {
+  const zone = requireZone(timezone);
+  const ms = now.getTime();
+  if (Number.isNaN(ms)) throw new RangeError('now must be a valid Date');
+  const day = Math.floor((ms + offsetMs(zone, ms)) / DAY_MS);
+  return fromDayNumber(Math.min(Math.max(day, MIN_DAY_NUMBER), MAX_DAY_NUMBER));
+}
+
+/** `h:mm AM` / `hh:mm PM`; hours 1–12, minutes 00–59, AM/PM in any case, exactly one space. */
+const TIME_12H = /^(\d{1,2}):([0-5]\d) ([AaPp][Mm])$/;
+
+/**
+ * Parses a 12-hour clock time into minutes after midnight, or null.
+ * "12:00 AM" = 0 (midnight), "12:30 PM" = 750 (half past noon).
+ */
+export function parseTime12h(s: string): number | null {
+  const m = TIME_12H.exec(s);
+  if (!m) return null;
+  const hour = Number(m[1]);
+  const minute = Number(m[2]);
+  if (hour < 1 || hour > 12) return null;
+  const pm = m[3]?.toUpperCase() === 'PM';
+  // 12 AM is hour 0 and 12 PM is hour 12: take hour mod 12, then add 12 for PM.
+  return ((hour % 12) + (pm ? 12 : 0)) * 60 + minute;
+}
+
+/** Minutes after midnight (0..1439) as `h:mm AM`, e.g. 0 → "12:00 AM", 750 → "12:30 PM". */
+export function formatTime12h(minutes: number): string {
+  requireMinutes(minutes);
+  const hour24 = Math.floor(minutes / 60);
+  const hour12 = hour24 % 12 === 0 ? 12 : hour24 % 12;
+  return `${hour12}:${String(minutes % 60).padStart(2, '0')} ${hour24 < 12 ? 'AM' : 'PM'}`;
+}

@@ -1,0 +1,206 @@
+import type { NewSession, SessionRow } from '../../storage/tables.js';
+import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
+import { toRRule } from '../recurrence/recurrence.rrule.js';
+import { formatTime12h, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
+import type { CreateSessionBody, Participation, Session, Status } from './sessions.schema.js';
+
+/** A session's writable state, as the service reasons about it (time in minutes). */
+export interface SessionModel {
+  org_id: number;
+  name: string;
+  type: 'drop-in' | 'standard';
+  duration: number;
+  schedule: string;
+  time: number;
+  timezone: string;
+  is_public: boolean;
+  collaborator: string[];
+  status: Status;
+  website_blocker_enabled: boolean;
+  website_blocker: { mode: 'preset' | 'custom'; category: string[]; urls: string[] } | null;
+  snooze_enabled: boolean;
+  snooze_apps: Record<string, boolean>;
+  is_recurring: 0 | 1;
+  recurring_start: string | null;
+  recurring_ends: string | null;
+  occurrence: 'daily' | 'weekly' | 'monthly' | null;
+  recurring_days: number[];
+  recurring_month_option: 'exact' | 'week_day' | null;
+  recurring_month_week_pos: 1 | 2 | 3 | 4 | -1 | null;
+  recurring_month_week_day: number | null;
+  fallback_option: 0 | 1;
+}
+
+export const DEFAULTS = {
+  timezone: 'UTC',
+  is_public: false,
+  collaborator: [],
+  status: 'waiting',
+  website_blocker_enabled: false,
+  website_blocker: null,
+  snooze_enabled: false,
+  snooze_apps: {},
+  is_recurring: 0,
+  recurring_start: null,
+  recurring_ends: null,
+  occurrence: null,
+  recurring_days: [],
+  recurring_month_option: null,
+  recurring_month_week_pos: null,
+  recurring_month_week_day: null,
+  fallback_option: 0,
+} as const satisfies Partial<SessionModel>;
+
+type WritableInput = Partial<Omit<CreateSessionBody, 'time'>> & { time?: string };
+
+const WRITABLE = [
+  'org_id', 'name', 'type', 'duration', 'schedule', 'time', 'timezone', 'is_public', 'collaborator', 'status',
+  'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps', 'is_recurring', 'recurring_start',
+  'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option', 'recurring_month_week_pos',
+  'recurring_month_week_day', 'fallback_option',
+] as const satisfies readonly (keyof SessionModel)[];
+
+/** The writable fields present in a body (read-only echoes dropped). */
+export function writableFields(body: WritableInput): Partial<SessionModel> {
+  const out: Record<string, unknown> = {};
+  for (const key of WRITABLE) {
+    const value = body[key];
+    if (value === undefined) continue;
+    if (key === 'time') out.time = parseTime12h(value as string);
+    else if (key === 'name') out.name = (value as string).trim();
+    else if (key === 'collaborator') out.collaborator = [...new Set(value as string[])];
+    else if (key === 'website_blocker' && value !== null) {
+      const wb = value as { mode: 'preset' | 'custom'; category?: string[]; urls?: string[] };
+      out.website_blocker = { mode: wb.mode, category: wb.category ?? [], urls: wb.urls ?? [] };
+    } else out[key] = value;
+  }
+  return out as Partial<SessionModel>;
+}
+
+export function modelFromRow(row: SessionRow, collaborators: string[]): SessionModel {
+  return {
+    org_id: row.org_id,
+    name: row.name,
+    type: row.type as SessionModel['type'],
+    duration: row.duration,
+    schedule: row.schedule,
+    time: row.time_minutes,
+    timezone: row.timezone,
+    is_public: row.is_public === 1,
+    collaborator: collaborators,
+    status: row.status as Status,
+    website_blocker_enabled: row.website_blocker_enabled === 1,
+    website_blocker: row.website_blocker === null ? null : (JSON.parse(row.website_blocker) as SessionModel['website_blocker']),
+    snooze_enabled: row.snooze_enabled === 1,
+    snooze_apps: JSON.parse(row.snooze_apps) as Record<string, boolean>,
+    is_recurring: row.is_recurring,
+    recurring_start: row.recurring_start,
+    recurring_ends: row.recurring_ends,
+    occurrence: row.occurrence as SessionModel['occurrence'],
+    recurring_days: JSON.parse(row.recurring_days) as number[],
+    recurring_month_option: row.recurring_month_option as SessionModel['recurring_month_option'],
+    recurring_month_week_pos: row.recurring_month_week_pos as SessionModel['recurring_month_week_pos'],
+    recurring_month_week_day: row.recurring_month_week_day,
+    fallback_option: row.fallback_option as 0 | 1,
+  };
+}
+
+/** The columns a model writes (everything but ids, creator and created_at). */
+export function columnsOf(m: SessionModel, now: string): Omit<NewSession, 'created_by' | 'created_at'> {
+  const { starts_at, ends_at } = occurrenceInstants(m.schedule, m.time, m.duration, m.timezone);
+  return {
+    org_id: m.org_id,
+    name: m.name,
+    type: m.type,
+    duration: m.duration,
+    schedule: m.schedule,
+    time_minutes: m.time,
+    timezone: m.timezone,
+    starts_at,
+    ends_at,
+    is_public: m.is_public ? 1 : 0,
+    status: m.status,
+    website_blocker_enabled: m.website_blocker_enabled ? 1 : 0,
+    website_blocker: m.website_blocker === null ? null : JSON.stringify(m.website_blocker),
+    snooze_enabled: m.snooze_enabled ? 1 : 0,
+    snooze_apps: JSON.stringify(m.snooze_apps),
+    is_recurring: m.is_recurring,
+    recurring_start: m.recurring_start,
+    recurring_ends: m.recurring_ends,
+    occurrence: m.occurrence,
+    recurring_days: JSON.stringify(m.recurring_days),
+    recurring_month_option: m.recurring_month_option,
+    recurring_month_week_pos: m.recurring_month_week_pos,
+    recurring_month_week_day: m.recurring_month_week_day,
+    fallback_option: m.fallback_option,
+    updated_at: now,
+  };
+}
+
+/** The recurrence pattern of a series, or null for a one-off session. */
+export function patternOf(m: SessionModel, exceptions?: ReadonlySet<string>): RecurrencePattern | null {
+  if (m.is_recurring !== 1 || m.occurrence === null) return null;
+  return {
+    start: m.recurring_start ?? m.schedule,
+    ends: m.recurring_ends,
+    occurrence: m.occurrence,
+    recurringDays: m.recurring_days,
+    monthOption: m.recurring_month_option,
+    weekPos: m.recurring_month_week_pos,
+    weekDay: m.recurring_month_week_day,
+    fallback: m.fallback_option,
+    ...(exceptions === undefined ? {} : { exceptions }),
+  };
+}
+
+export interface RecordExtras {
+  id: number;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  participantsCount: number;
+  exceptions?: ReadonlySet<string>;
+  occurrence?: { date: string; starts_at: string; ends_at: string; status: Status };
+  participation?: Participation;
+}
+
+/** The one place a session becomes its API shape. */
+export function toSession(m: SessionModel, x: RecordExtras): Session {
+  const pattern = patternOf(m, x.exceptions);
+  const instants = x.occurrence ?? occurrenceInstants(m.schedule, m.time, m.duration, m.timezone);
+  return {
+    id: x.id,
+    org_id: m.org_id,
+    name: m.name,
+    type: m.type,
+    duration: m.duration,
+    schedule: m.schedule,
+    time: formatTime12h(m.time),
+    timezone: m.timezone,
+    is_public: m.is_public,
+    collaborator: m.collaborator,
+    status: x.occurrence?.status ?? m.status,
+    website_blocker_enabled: m.website_blocker_enabled,
+    website_blocker: m.website_blocker,
+    snooze_enabled: m.snooze_enabled,
+    snooze_apps: m.snooze_apps,
+    is_recurring: m.is_recurring,
+    recurring_start: m.recurring_start,
+    recurring_ends: m.recurring_ends,
+    occurrence: m.occurrence,
+    recurring_days: m.recurring_days,
+    recurring_month_option: m.recurring_month_option,
+    recurring_month_week_pos: m.recurring_month_week_pos,
+    recurring_month_week_day: m.recurring_month_week_day,
+    fallback_option: m.fallback_option,
+    created_by: x.createdBy,
+    created_at: x.createdAt,
+    updated_at: x.updatedAt,
+    starts_at: instants.starts_at,
+    ends_at: instants.ends_at,
+    rrule: pattern === null ? null : toRRule(pattern, { date: pattern.start, minutes: m.time, timezone: m.timezone }),
+    participants_count: x.participantsCount,
+    ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
+    ...(x.participation === undefined ? {} : { participation: x.participation }),
+  };
+}

@@ -1,0 +1,245 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Db } from '../../storage/database.js';
+import type { Dialect } from '../../storage/dialect.js';
+import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
+import type { AuthenticatedUser } from '../auth/auth.repository.js';
+import { involves, visibleTo } from './sessions.visibility.js';
+
+export type SessionWithCreator = SessionRow & { creator_handle: string };
+
+export interface SessionFilters {
+  orgIds: readonly number[];
+  channel?: 'public' | 'private';
+  type?: string;
+  completed?: 0 | 1;
+  source?: 'user' | 'organization';
+  keyword?: string;
+}
+
+type SessionQuery = SelectQueryBuilder<Database, 'sessions' | 'users', SessionWithCreator>;
+
+function baseQuery(db: Db): SessionQuery {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.created_by')
+    .selectAll('sessions')
+    .select('users.handle as creator_handle');
+}
+
+function applyFilters(query: SessionQuery, user: AuthenticatedUser, f: SessionFilters, dialect: Dialect): SessionQuery {
+  let q = query.where(visibleTo({ ...user, orgIds: [...f.orgIds] }));
+  if (f.channel !== undefined) q = q.where('sessions.is_public', '=', f.channel === 'public' ? 1 : 0);
+  if (f.type !== undefined) q = q.where('sessions.type', '=', f.type);
+  if (f.completed !== undefined) q = q.where('sessions.status', f.completed === 1 ? '=' : '<>', 'completed');
+  if (f.source === 'user') q = q.where((eb) => eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
+  if (f.keyword !== undefined) {
+    const keyword = f.keyword;
+    q = q.where((eb) => dialect.containsInsensitive(eb.ref('sessions.name'), keyword));
+  }
+  return q;
+}
+
+export async function findVisibleSession(db: Db, user: AuthenticatedUser, id: number): Promise<SessionWithCreator | undefined> {
+  return baseQuery(db).where('sessions.id', '=', id).where(visibleTo(user)).executeTakeFirst();
+}
+
+/** Every visible session (series as one record), ordered by (starts_at, id), after the cursor. */
+export async function listSessions(
+  db: Db,
+  dialect: Dialect,
+  user: AuthenticatedUser,
+  f: SessionFilters,
+  after: { startsAt: string; id: number } | undefined,
+  limit: number,
+): Promise<SessionWithCreator[]> {
+  let q = applyFilters(baseQuery(db), user, f, dialect);
+  if (after !== undefined) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('sessions.starts_at', '>', after.startsAt),
+        eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
+}
+
+/** One-off sessions whose local day is in [from, to]. */
+export async function listOneOffInRange(
+  db: Db,
+  dialect: Dialect,
+  user: AuthenticatedUser,
+  f: SessionFilters,
+  from: string,
+  to: string,
+  after: { startsAt: string; id: number } | undefined,
+  limit: number,
+): Promise<SessionWithCreator[]> {
+  let q = applyFilters(baseQuery(db), user, f, dialect)
+    .where('sessions.is_recurring', '=', 0)
+    .where('sessions.schedule', '>=', from)
+    .where('sessions.schedule', '<=', to);
+  if (after !== undefined) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('sessions.starts_at', '>', after.startsAt),
+        eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
+}
+
+/** Series that may have an occurrence in [from, to]. */
+export async function listSeriesOverlapping(
+  db: Db,
+  dialect: Dialect,
+  user: AuthenticatedUser,
+  f: SessionFilters,
+  from: string,
+  to: string,
+): Promise<SessionWithCreator[]> {
+  return applyFilters(baseQuery(db), user, f, dialect)
+    .where('sessions.is_recurring', '=', 1)
+    .where((eb) => eb(eb.fn.coalesce('sessions.recurring_start', 'sessions.schedule'), '<=', to))
+    .where((eb) => eb.or([eb('sessions.recurring_ends', 'is', null), eb('sessions.recurring_ends', '>=', from)]))
+    .orderBy('sessions.id')
+    .execute();
+}
+
+export async function collaboratorHandles(db: Db, sessionIds: readonly number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>();
+  if (sessionIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('session_collaborators')
+    .innerJoin('users', 'users.id', 'session_collaborators.user_id')
+    .select(['session_collaborators.session_id', 'users.handle'])
+    .where('session_collaborators.session_id', 'in', [...new Set(sessionIds)])
+    .orderBy('users.handle')
+    .execute();
+  for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), r.handle]);
+  return out;
+}
+
+export async function exceptionsOf(db: Db, sessionIds: readonly number[]): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>();
+  if (sessionIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('session_exceptions')
+    .select(['session_id', 'occurrence_date'])
+    .where('session_id', 'in', [...new Set(sessionIds)])
+    .execute();
+  for (const r of rows) {
+    const set = out.get(r.session_id) ?? new Set<string>();
+    set.add(r.occurrence_date);
+    out.set(r.session_id, set);
+  }
+  return out;
+}
+
+export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
+
+/** Participants other than the host, per (session, occurrence) key. */
+export async function participantCounts(
+  db: Db,
+  keys: readonly { sessionId: number; occurrenceDate: string }[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (keys.length === 0) return out;
+  const rows = await db
+    .selectFrom('session_participants as sp')
+    .innerJoin('sessions', 'sessions.id', 'sp.session_id')
+    .select(['sp.session_id', 'sp.occurrence_date', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('sp.session_id', 'in', [...new Set(keys.map((k) => k.sessionId))])
+    .whereRef('sp.user_id', '<>', 'sessions.created_by')
+    .groupBy(['sp.session_id', 'sp.occurrence_date'])
+    .execute();
+  for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), Number(r.n));
+  return out;
+}
+
+export async function participationOf(db: Db, sessionId: number, occurrenceDate: string, userId: number) {
+  return db
+    .selectFrom('session_participants')
+    .select(['joined_at', 'completed_at'])
+    .where('session_id', '=', sessionId)
+    .where('occurrence_date', '=', occurrenceDate)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Occurrences of the given series the host has completed, by key. */
+export async function hostCompletions(db: Db, sessionIds: readonly number[]): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('session_participants as sp')
+    .innerJoin('sessions', 'sessions.id', 'sp.session_id')
+    .select(['sp.session_id', 'sp.occurrence_date'])
+    .where('sp.session_id', 'in', [...new Set(sessionIds)])
+    .whereRef('sp.user_id', '=', 'sessions.created_by')
+    .where('sp.completed_at', 'is not', null)
+    .execute();
+  return new Set(rows.map((r) => occurrenceKey(r.session_id, r.occurrence_date)));
+}
+
+export async function insertSession(db: Db, values: NewSession): Promise<number> {
+  const row = await db.insertInto('sessions').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateSession(db: Db, id: number, values: Partial<NewSession>): Promise<void> {
+  await db.updateTable('sessions').set(values).where('id', '=', id).execute();
+}
+
+export async function replaceCollaborators(db: Db, sessionId: number, userIds: readonly number[]): Promise<void> {
+  await db.deleteFrom('session_collaborators').where('session_id', '=', sessionId).execute();
+  if (userIds.length > 0) {
+    await db
+      .insertInto('session_collaborators')
+      .values(userIds.map((user_id) => ({ session_id: sessionId, user_id })))
+      .execute();
+  }
+}
+
+export async function deleteSession(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+export async function addException(db: Db, sessionId: number, occurrenceDate: string): Promise<void> {
+  await db
+    .insertInto('session_exceptions')
+    .values({ session_id: sessionId, occurrence_date: occurrenceDate })
+    .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
+    .execute();
+  await db.deleteFrom('session_participants').where('session_id', '=', sessionId).where('occurrence_date', '=', occurrenceDate).execute();
+}
+
+/** Joins idempotently: a second join keeps the first joined_at. */
+export async function join(db: Db, sessionId: number, occurrenceDate: string, userId: number, now: string): Promise<void> {
+  await db
+    .insertInto('session_participants')
+    .values({ session_id: sessionId, occurrence_date: occurrenceDate, user_id: userId, joined_at: now, completed_at: null })
+    .onConflict((oc) => oc.columns(['session_id', 'occurrence_date', 'user_id']).doNothing())
+    .execute();
+}
+
+export async function leave(db: Db, sessionId: number, occurrenceDate: string, userId: number): Promise<void> {
+  await db
+    .deleteFrom('session_participants')
+    .where('session_id', '=', sessionId)
+    .where('occurrence_date', '=', occurrenceDate)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function complete(db: Db, sessionId: number, occurrenceDate: string, userId: number, now: string): Promise<void> {
+  await db
+    .insertInto('session_participants')
+    .values({ session_id: sessionId, occurrence_date: occurrenceDate, user_id: userId, joined_at: now, completed_at: now })
+    .onConflict((oc) =>
+      oc.columns(['session_id', 'occurrence_date', 'user_id']).doUpdateSet({
+        completed_at: sql<string>`coalesce(session_participants.completed_at, ${now})`,
+      }),
+    )
+    .execute();
+}

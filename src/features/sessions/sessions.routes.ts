@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { problemResponses } from '../../http/problem.schema.js';
+import { IdParams } from '../../http/schema-helpers.js';
+import type { Storage } from '../../storage/database.js';
+import {
+  CreateSessionBody,
+  DeleteSessionQuery,
+  GetSessionQuery,
+  ListSessionsQuery,
+  OccurrenceList,
+  OccurrencesQuery,
+  ParticipationEnvelope,
+  ParticipationQuery,
+  SessionEnvelope,
+  SessionList,
+  UpdateSessionBody,
+} from './sessions.schema.js';
+import * as service from './sessions.service.js';
+
+const tags = ['sessions'];
+const common = [401, 429, 503] as const;
+
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'List visible sessions of your organizations',
+        description:
+          'With `date` or `day_start`/`day_ends`, a recurring session appears once per occurrence in the range. Ordered by `starts_at`, then `id`.',
+        querystring: ListSessionsQuery,
+        response: { 200: SessionList, ...problemResponses(400, 422, ...common) },
+      },
+    },
+    (request) => service.listSessions(storage, request.user, request.query),
+  );
+
+  app.post(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Create a session (you are its host)',
+        body: CreateSessionBody,
+        response: { 201: SessionEnvelope, ...problemResponses(400, 403, 413, 415, 422, ...common) },
+      },
+    },
+    async (request, reply) => {
+      const session = await service.createSession(storage, request.user, request.body);
+      return reply.code(201).header('location', `/api/v1/sessions/${session.id}`).send({ data: session });
+    },
+  );
+
+  app.get(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a session with your participation',
+        params: IdParams,
+        querystring: GetSessionQuery,
+        response: { 200: SessionEnvelope, ...problemResponses(404, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await service.getSession(storage, request.user, request.params.id, request.query.date) }),
+  );
+
+  app.put(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a session (creator only)',
+        params: IdParams,
+        body: UpdateSessionBody,
+        response: { 200: SessionEnvelope, ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await service.updateSession(storage, request.user, request.params.id, request.body) }),
+  );
+
+  app.delete(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a session, one occurrence, or the rest of a series (creator only)',
+        params: IdParams,
+        querystring: DeleteSessionQuery,
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 422, ...common) },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteSession(storage, request.user, request.params.id, request.query);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/sessions/:id/occurrences',
+    {
+      schema: {
+        tags,
+        summary: 'Occurrences of a session in a date range',
+        params: IdParams,
+        querystring: OccurrencesQuery,
+        response: { 200: OccurrenceList, ...problemResponses(404, 422, ...common) },
+      },
+    },
+    (request) => service.listOccurrences(storage, request.user, request.params.id, request.query.from, request.query.to),
+  );
+
+  for (const action of ['join', 'leave', 'complete'] as const) {
+    app.post(
+      `/sessions/:id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: { join: 'Join a session (idempotent)', leave: 'Leave a session', complete: 'Mark your participation complete' }[action],
+          params: IdParams,
+          querystring: ParticipationQuery,
+          response: { 200: ParticipationEnvelope, ...problemResponses(404, 409, 422, ...common) },
+        },
+      },
+      (request) => service.participate(storage, request.user, request.params.id, action, request.query.date),
+    );
+  }
+};

@@ -1,0 +1,231 @@
+import { type Static, Type } from 'typebox';
+import {
+  CalendarDate,
+  Cursor,
+  Instant,
+  IntegerEnum,
+  Limit,
+  Nullable,
+  PositiveId,
+  ReadOnlyIgnored,
+  StringEnum,
+  TrimmedText,
+} from '../../http/schema-helpers.js';
+
+export const SESSION_TYPES = ['drop-in', 'standard'] as const;
+export const STATUSES = ['waiting', 'in_progress', 'completed'] as const;
+export type Status = (typeof STATUSES)[number];
+export const OCCURRENCES = ['daily', 'weekly', 'monthly'] as const;
+export const MONTH_OPTIONS = ['exact', 'week_day'] as const;
+
+export const HANDLE = '^[a-z0-9._-]{1,64}$';
+/** A host name, or an http(s) URL. */
+const URL_OR_HOST =
+  '^(?:https?://[^\\s/?#@]+(?:[/?#]\\S*)?|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)$';
+
+export const WebsiteBlocker = Type.Object(
+  {
+    mode: StringEnum(['preset', 'custom'] as const),
+    category: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] }),
+    urls: Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
+      maxItems: 500,
+      default: [],
+      description: 'Host names or http(s) URLs, at most 500.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Every writable field, none required: create adds `required`, update takes any subset. */
+const fields = {
+  org_id: PositiveId('An organization you belong to.'),
+  name: TrimmedText(200, { description: 'Session name, 1–200 characters after trimming (stored trimmed).' }),
+  type: StringEnum(SESSION_TYPES),
+  duration: Type.Integer({ minimum: 1, maximum: 1440, description: 'Minutes.' }),
+  schedule: CalendarDate({ description: 'Local date of the session (of the first occurrence for a series).' }),
+  time: Type.String({
+    pattern: '^(?:0?[1-9]|1[0-2]):[0-5][0-9] [AaPp][Mm]$',
+    'x-message': 'must be h:mm AM or hh:mm PM (hours 1–12)',
+    description: 'Local start time, `h:mm AM` or `hh:mm PM`; returned as `h:mm AM`.',
+    examples: ['9:00 AM'],
+  }),
+  timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, default `UTC`.', examples: ['Europe/Berlin'] }),
+  is_public: Type.Boolean({ default: false }),
+  collaborator: Type.Array(Type.String({ pattern: HANDLE, 'x-message': 'must be a user handle (1–64 of a-z 0-9 . _ -)' }), {
+    maxItems: 100,
+    default: [],
+    description: 'Handles of members of the session’s org; they can see a private session.',
+  }),
+  status: StringEnum(STATUSES, { default: 'waiting', description: 'Moves only forward: waiting → in_progress → completed.' }),
+  website_blocker_enabled: Type.Boolean({ default: false }),
+  website_blocker: Nullable(WebsiteBlocker),
+  snooze_enabled: Type.Boolean({ default: false }),
+  snooze_apps: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Boolean(), {
+    maxProperties: 50,
+    default: {},
+    description: 'Notification-app name → whether snoozing applies; at most 50.',
+  }),
+  is_recurring: IntegerEnum([0, 1] as const, { default: 0 }),
+  recurring_start: Nullable(CalendarDate({ description: 'First possible occurrence; default `schedule`.' })),
+  recurring_ends: Nullable(CalendarDate({ description: 'Last possible occurrence (inclusive); null = no end.' })),
+  occurrence: Nullable(StringEnum(OCCURRENCES, { description: 'Required when is_recurring = 1.' })),
+  recurring_days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), {
+    maxItems: 7,
+    uniqueItems: true,
+    default: [],
+    description: 'Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.',
+  }),
+  recurring_month_option: Nullable(StringEnum(MONTH_OPTIONS)),
+  recurring_month_week_pos: Nullable(IntegerEnum([1, 2, 3, 4, -1] as const, { description: '1–4, or -1 for the last.' })),
+  recurring_month_week_day: Nullable(Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday.' })),
+  fallback_option: IntegerEnum([0, 1] as const, { default: 0, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
+};
+
+const readOnly = ReadOnlyIgnored([
+  'id',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'starts_at',
+  'ends_at',
+  'occurrence_date',
+  'participation',
+  'participants_count',
+  'rrule',
+] as const);
+
+const optional = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as {
+  [K in keyof typeof fields]: ReturnType<typeof Type.Optional<(typeof fields)[K]>>;
+};
+
+export const CreateSessionBody = Type.Object(
+  {
+    ...optional,
+    org_id: fields.org_id,
+    name: fields.name,
+    type: fields.type,
+    duration: fields.duration,
+    schedule: fields.schedule,
+    time: fields.time,
+    ...readOnly,
+  },
+  { additionalProperties: false },
+);
+export type CreateSessionBody = Static<typeof CreateSessionBody>;
+
+export const UpdateSessionBody = Type.Object(
+  { ...optional, ...readOnly },
+  { additionalProperties: false, description: 'Any subset of the create fields (at least one); the merged session must pass every create rule.' },
+);
+export type UpdateSessionBody = Static<typeof UpdateSessionBody>;
+
+export const Participation = Type.Object({
+  joined: Type.Boolean(),
+  role: Nullable(StringEnum(['host', 'collaborator', 'participant'] as const)),
+  joined_at: Nullable(Instant()),
+  completed_at: Nullable(Instant()),
+});
+export type Participation = Static<typeof Participation>;
+
+export const SessionSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    org_id: Type.Integer(),
+    name: Type.String(),
+    type: StringEnum(SESSION_TYPES),
+    duration: Type.Integer(),
+    schedule: Type.String(),
+    time: Type.String(),
+    timezone: Type.String(),
+    is_public: Type.Boolean(),
+    collaborator: Type.Array(Type.String()),
+    status: StringEnum(STATUSES),
+    website_blocker_enabled: Type.Boolean(),
+    website_blocker: Nullable(
+      Type.Object({ mode: Type.String(), category: Type.Array(Type.String()), urls: Type.Array(Type.String()) }),
+    ),
+    snooze_enabled: Type.Boolean(),
+    snooze_apps: Type.Record(Type.String(), Type.Boolean()),
+    is_recurring: IntegerEnum([0, 1] as const),
+    recurring_start: Nullable(Type.String()),
+    recurring_ends: Nullable(Type.String()),
+    occurrence: Nullable(Type.String()),
+    recurring_days: Type.Array(Type.Integer()),
+    recurring_month_option: Nullable(Type.String()),
+    recurring_month_week_pos: Nullable(Type.Integer()),
+    recurring_month_week_day: Nullable(Type.Integer()),
+    fallback_option: Type.Integer(),
+    created_by: Type.String({ description: 'Handle of the creator (the host).' }),
+    created_at: Instant(),
+    updated_at: Instant(),
+    starts_at: Instant({ description: 'Start of this occurrence (or of `schedule`), UTC.' }),
+    ends_at: Instant(),
+    rrule: Nullable(Type.String({ description: 'RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern.' })),
+    participants_count: Type.Integer({ description: 'Joined users including the host (of this occurrence, for a series).' }),
+    occurrence_date: Type.Optional(Type.String({ description: 'In date-filtered listings: the local date of this item.' })),
+    participation: Type.Optional(Participation),
+  },
+  { $id: 'Session', additionalProperties: false },
+);
+export type Session = Static<typeof SessionSchema>;
+
+export const ListSessionsQuery = Type.Object(
+  {
+    org_id: Type.Optional(PositiveId('One of your orgs; default all of them.')),
+    channel: Type.Optional(StringEnum(['public', 'private'] as const)),
+    type: Type.Optional(StringEnum(SESSION_TYPES)),
+    date: Type.Optional(CalendarDate({ description: 'Sessions taking place that local day; recurring ones once per occurrence.' })),
+    completed: Type.Optional(IntegerEnum([0, 1] as const, { description: '0 = not completed, 1 = completed.' })),
+    source: Type.Optional(
+      StringEnum(['user', 'organization'] as const, {
+        description: '`user`: created, collaborating or joined; `organization`: every visible session.',
+      }),
+    ),
+    keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name; `%` and `_` are literal.' })),
+    day_start: Type.Optional(CalendarDate({ description: 'First local day of the range (inclusive).' })),
+    day_ends: Type.Optional(CalendarDate({ description: 'Last local day (inclusive); at most 366 days after day_start. Default day_start + 365.' })),
+    limit: Type.Optional(Limit(500, 100)),
+    cursor: Type.Optional(Cursor),
+  },
+  { additionalProperties: false },
+);
+export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
+
+export const GetSessionQuery = Type.Object(
+  { date: Type.Optional(CalendarDate({ description: 'For a series: the occurrence whose participation to show (default: the next one).' })) },
+  { additionalProperties: false },
+);
+
+export const DeleteSessionQuery = Type.Object(
+  {
+    scope: Type.Optional(StringEnum(['series', 'occurrence', 'following'] as const, { default: 'series' })),
+    date: Type.Optional(CalendarDate({ description: 'The occurrence (default: the next one on or after today, in the session’s time zone).' })),
+  },
+  { additionalProperties: false },
+);
+export type DeleteSessionQuery = Static<typeof DeleteSessionQuery>;
+
+export const OccurrencesQuery = Type.Object(
+  {
+    from: CalendarDate(),
+    to: CalendarDate({ description: 'Inclusive; at most 366 days after `from`.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ParticipationQuery = Type.Object(
+  { date: Type.Optional(CalendarDate({ description: 'For a series: the occurrence (default: the next one on or after today).' })) },
+  { additionalProperties: false },
+);
+
+const SessionRef = Type.Ref('Session');
+export const SessionEnvelope = Type.Object({ data: SessionRef });
+export const SessionList = Type.Object({ data: Type.Array(SessionRef), next_cursor: Nullable(Type.String()) });
+export const OccurrenceList = Type.Object({
+  data: Type.Array(
+    Type.Object({ occurrence_date: Type.String(), starts_at: Instant(), ends_at: Instant() }, { additionalProperties: false }),
+  ),
+});
+export const ParticipationEnvelope = Type.Object({
+  data: Type.Object({ session_id: Type.Integer(), occurrence_date: Nullable(Type.String()), participation: Participation, status: StringEnum(STATUSES) }),
+});

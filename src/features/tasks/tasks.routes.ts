@@ -1,0 +1,104 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { problemResponses } from '../../http/problem.schema.js';
+import { IdParams } from '../../http/schema-helpers.js';
+import type { Storage } from '../../storage/database.js';
+import {
+  BulkBody,
+  BulkResult,
+  CreateTaskBody,
+  ListTasksQuery,
+  TaskEnvelope,
+  TaskList,
+  UpdateTaskBody,
+} from './tasks.schema.js';
+import * as service from './tasks.service.js';
+
+const tags = ['tasks'];
+const common = [401, 429, 503] as const;
+
+export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
+  app.get(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'List your tasks',
+        querystring: ListTasksQuery,
+        response: { 200: TaskList, ...problemResponses(400, 422, ...common) },
+      },
+    },
+    (request) => service.listTasks(storage, request.user, request.query),
+  );
+
+  app.post(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'Create a task',
+        body: CreateTaskBody,
+        response: { 201: TaskEnvelope, ...problemResponses(400, 409, 413, 415, 422, ...common) },
+      },
+    },
+    async (request, reply) => {
+      const task = await service.createTask(storage, request.user, request.body);
+      return reply.code(201).header('location', `/api/v1/tasks/${task.id}`).send({ data: task });
+    },
+  );
+
+  app.post(
+    '/tasks/bulk',
+    {
+      schema: {
+        tags,
+        summary: 'Import tasks: upsert on (source, source_id), all or nothing',
+        body: BulkBody,
+        response: { 200: BulkResult, ...problemResponses(400, 413, 415, 422, ...common) },
+      },
+    },
+    (request) => service.bulkImport(storage, request.user, request.body),
+  );
+
+  app.get(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Get one of your tasks',
+        params: IdParams,
+        response: { 200: TaskEnvelope, ...problemResponses(404, ...common) },
+      },
+    },
+    async (request) => ({ data: await service.getTask(storage, request.user, request.params.id) }),
+  );
+
+  app.put(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a task’s text or completion',
+        params: IdParams,
+        body: UpdateTaskBody,
+        response: { 200: TaskEnvelope, ...problemResponses(400, 404, 413, 415, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await service.updateTask(storage, request.user, request.params.id, request.body) }),
+  );
+
+  app.delete(
+    '/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a task permanently',
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(404, ...common) },
+      },
+    },
+    async (request, reply) => {
+      await service.deleteTask(storage, request.user, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,94 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorObject } from 'ajv';
+import type { Dialect } from '../storage/dialect.js';
+import {
+  ForeignKeyViolationError,
+  StorageUnavailableError,
+  TransactionConflictError,
+  UniqueViolationError,
+} from '../storage/storage.errors.js';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  payloadTooLarge,
+  unavailable,
+  unsupportedMediaType,
+  validationFailed,
+} from './errors.js';
+import { toFieldErrors } from './validation.js';
+
+function fromFastifyError(error: FastifyError): ApiError | undefined {
+  if (error.validation !== undefined) {
+    // A path id that is not a positive integer names nothing that can exist.
+    if (error.validationContext === 'params') return notFound();
+    return validationFailed(toFieldErrors(error.validation as unknown as ErrorObject[]));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return payloadTooLarge('The request body is larger than 1 MiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return unsupportedMediaType('Send the body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return badRequest('The body is empty but the content type says JSON.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return badRequest('The body is not valid JSON.');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return badRequest('The body is not valid JSON.');
+  }
+  if (error.statusCode === 400 && /prototype/i.test(error.message)) {
+    return badRequest('The body contains a forbidden key (__proto__ or constructor).');
+  }
+  return undefined;
+}
+
+function fromStorageError(error: unknown, dialect: Dialect): ApiError | undefined {
+  const translated = dialect.translateError(error);
+  if (translated instanceof StorageUnavailableError || translated instanceof TransactionConflictError) return unavailable();
+  if (translated instanceof UniqueViolationError) return conflict('The change collides with an existing record; retry.');
+  if (translated instanceof ForeignKeyViolationError) return conflict('A record this change refers to was removed meanwhile.');
+  return undefined;
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ApiError): FastifyReply {
+  const body = {
+    type: problem.type,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    instance: request.url.split('?')[0],
+    ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+  };
+  // Pre-serialised: a problem is never shaped by a route's success schema.
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(JSON.stringify(body));
+}
+
+/** One renderer for every failure: typed errors, Fastify's own, storage errors, and real faults. */
+export function installErrorHandling(app: FastifyInstance, dialect: Dialect, allowedMethods: (url: string) => string[]): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem =
+      error instanceof ApiError ? error : (fromFastifyError(error) ?? fromStorageError(error, dialect));
+    if (problem !== undefined) {
+      if (problem.status >= 500) request.log.warn({ err: error }, 'request failed: %s', problem.title);
+      return sendProblem(reply, request, problem);
+    }
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      // A Fastify/plugin client error we did not map: keep its status, not its internals.
+      return sendProblem(reply, request, new ApiError(error.statusCode, 'bad-request', 'Bad request', 'The request was rejected.'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, request, internalError());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const allow = allowedMethods(request.url.split('?')[0] ?? '/');
+    return sendProblem(reply, request, allow.length > 0 ? methodNotAllowed(allow) : notFound('route'));
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * The error catalog: every failure a client can see, as a typed error that one
+ * handler renders as RFC 9457 problem+json. Handlers throw these; nothing else
+ * decides a status code.
+ */
+export interface FieldError {
+  /** JSON Pointer into the request part (body, query or path), e.g. `/tasks/3/context`. */
+  path: string;
+  message: string;
+}
+
+export const PROBLEM_BASE = 'https://focus.dev/problems/';
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly slug: string,
+    readonly title: string,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+  get type(): string {
+    return PROBLEM_BASE + this.slug;
+  }
+}
+
+export const badRequest = (detail: string, errors?: FieldError[]) =>
+  new ApiError(400, 'bad-request', 'Bad request', detail, errors);
+
+export const unauthorized = (detail = 'A valid bearer token is required.', tokenSent = false) =>
+  new ApiError(401, 'unauthorized', 'Unauthorized', detail, undefined, {
+    'www-authenticate': tokenSent ? 'Bearer realm="focus", error="invalid_token"' : 'Bearer realm="focus"',
+  });
+
+export const forbidden = (detail: string) => new ApiError(403, 'forbidden', 'Forbidden', detail);
+
+export const notFound = (what = 'resource') =>
+  new ApiError(404, 'not-found', 'Not found', `The ${what} does not exist or is not visible to you.`);
+
+export const methodNotAllowed = (allow: string[]) =>
+  new ApiError(405, 'method-not-allowed', 'Method not allowed', `Allowed methods: ${allow.join(', ')}.`, undefined, {
+    allow: allow.join(', '),
+  });
+
+export const conflict = (detail: string) => new ApiError(409, 'conflict', 'Conflict', detail);
+
+export const payloadTooLarge = (detail: string) => new ApiError(413, 'payload-too-large', 'Payload too large', detail);
+
+export const unsupportedMediaType = (detail: string) =>
+  new ApiError(415, 'unsupported-media-type', 'Unsupported media type', detail);
+
+export const validationFailed = (errors: FieldError[], detail?: string) =>
+  new ApiError(
+    422,
+    'validation-failed',
+    'Validation failed',
+    detail ?? `The request breaks ${errors.length === 1 ? 'a field rule' : `${errors.length} field rules`}.`,
+    errors,
+  );
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new ApiError(429, 'rate-limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {
+    'retry-after': String(retryAfterSeconds),
+  });
+
+export const internalError = () =>
+  new ApiError(500, 'internal', 'Internal server error', 'Something went wrong on our side; the request id identifies it in our logs.');
+
+export const unavailable = (detail = 'The database is unavailable; retry shortly.') =>
+  new ApiError(503, 'unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '1' });
+
+/** Collects field errors so that one response lists every broken rule. */
+export class FieldErrors {
+  readonly list: FieldError[] = [];
+  add(path: string, message: string): this {
+    this.list.push({ path, message });
+    return this;
+  }
+  get empty(): boolean {
+    return this.list.length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.empty) throw validationFailed(this.list);
+  }
+}

@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri' }),
+    title: Type.String(),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String()),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false })),
+    ),
+  },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+);
+
+const ref = Type.Ref('Problem');
+
+const describe = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ref } },
+});
+
+/** The error responses an operation documents; every route lists the ones it can answer. */
+export const problems = {
+  400: describe('Malformed JSON or query syntax.'),
+  401: describe('Missing, invalid, expired or revoked token.'),
+  403: describe('Visible, but not yours to change.'),
+  404: describe('Absent, or not visible to you.'),
+  409: describe('State conflict.'),
+  413: describe('Body over 1 MiB.'),
+  415: describe('Body is not JSON.'),
+  422: describe('A field rule is broken; `errors` lists every one.'),
+  429: describe('Rate limited; see Retry-After.'),
+  503: describe('Database unavailable; retry.'),
+} as const;
+
+type Code = keyof typeof problems;
+export function problemResponses<const C extends readonly Code[]>(...codes: C) {
+  const out: Partial<Record<Code, (typeof problems)[Code]>> = {};
+  for (const c of codes) out[c] = problems[c];
+  return out as { [K in C[number]]: (typeof problems)[K] };
+}

@@ -1,0 +1,53 @@
+import { type TSchema, Type, type TUnsafe } from 'typebox';
+
+/** A string enum as plain `{type: string, enum}`: clearer errors and OpenAPI than a union of literals. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export function IntegerEnum<const T extends readonly number[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'integer', enum: [...values], ...options });
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/**
+ * Text of 1..max characters once surrounding white space is trimmed (JS `trim()`
+ * and the regex `\s` agree on what white space is). Raw length is bounded too.
+ */
+export function TrimmedText(max: number, options: Record<string, unknown> = {}) {
+  return Type.String({
+    pattern: `^\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`,
+    maxLength: max + 1000,
+    'x-message': `must be 1–${max} characters after trimming`,
+    ...options,
+  });
+}
+
+export const CalendarDate = (options: Record<string, unknown> = {}) =>
+  Type.String({
+    format: 'date',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+    'x-message': 'must be a real calendar date, YYYY-MM-DD',
+    examples: ['2026-12-01'],
+    ...options,
+  });
+
+export const PositiveId = (description: string) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description });
+
+export const IdParams = Type.Object({ id: PositiveId('Numeric id.') });
+
+/** An instant as `Date.prototype.toISOString()` prints it. */
+export const Instant = (options: Record<string, unknown> = {}) => Type.String({ format: 'date-time', ...options });
+
+export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: 'Opaque cursor from `next_cursor`.' });
+
+export const Limit = (max: number, fallback: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1–${max} (default ${fallback}).` });
+
+/** Read-only fields a client may echo back; accepted and ignored so a record read back can be sent again. */
+export function ReadOnlyIgnored<const K extends readonly string[]>(keys: K) {
+  return Object.fromEntries(
+    keys.map((k) => [k, Type.Optional(Type.Unknown({ description: 'Read-only; ignored when sent.' }))]),
+  ) as { [P in K[number]]: ReturnType<typeof Type.Optional<ReturnType<typeof Type.Unknown>>> };
+}

@@ -1,0 +1,59 @@
+import type { FastifySchemaCompiler } from 'fastify';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FieldError } from './errors.js';
+
+/*
+ * Two validators: bodies are JSON and must already have the right types ("30" is
+ * not a duration), while query strings and path parameters are text and are
+ * coerced. allErrors so that a 422 lists every broken rule, not the first.
+ */
+// verbose: errors carry their schema, so a schema's `x-message` can explain a pattern in words.
+const common: Options = { allErrors: true, strict: false, removeAdditional: false, useDefaults: false, verbose: true };
+const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
+const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
+
+export function addSharedSchema(schema: { $id?: string }): void {
+  bodyAjv.addSchema(schema);
+  textAjv.addSchema(schema);
+}
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+
+const xMessage = (e: ErrorObject): string | undefined => {
+  const message = (e.parentSchema as { 'x-message'?: unknown } | undefined)?.['x-message'];
+  return typeof message === 'string' ? message : undefined;
+};
+
+const friendly: Record<string, (e: ErrorObject) => string> = {
+  additionalProperties: () => 'unknown field',
+  required: () => 'is required',
+  type: (e) => `must be ${String((e.params as { type: string }).type)}`,
+  const: (e) => `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`,
+  pattern: (e) => xMessage(e) ?? 'has an invalid format',
+  format: (e) => xMessage(e) ?? `must be a valid ${String((e.params as { format: string }).format)}`,
+  enum: (e) => `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`,
+};
+
+/** Ajv errors as one FieldError per path: the most specific message wins, unions are summarised. */
+export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
+  const byPath = new Map<string, string[]>();
+  for (const e of errors) {
+    let path = e.instancePath;
+    if (e.keyword === 'required') path += `/${(e.params as { missingProperty: string }).missingProperty}`;
+    if (e.keyword === 'additionalProperties') path += `/${(e.params as { additionalProperty: string }).additionalProperty}`;
+    const message = friendly[e.keyword]?.(e) ?? e.message ?? 'is invalid';
+    const messages = byPath.get(path) ?? [];
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      if (messages.length === 0) messages.push('does not match any allowed form');
+    } else if (!messages.includes(message)) {
+      messages.push(message);
+    }
+    byPath.set(path, messages);
+  }
+  return [...byPath].map(([path, messages]) => ({
+    path: path === '' ? '/' : path,
+    message: messages.filter((m) => m !== 'does not match any allowed form' || messages.length === 1).join('; '),
+  }));
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config/config.js';
+import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import type { DialectName } from '../../src/storage/dialect.js';
+
+/** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export const DIALECTS: DialectName[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])];
+
+export interface TestDatabase {
+  url: string;
+  dialect: DialectName;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database: a new SQLite file, or a new schema on the test PostgreSQL server. */
+export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'focus-test-'));
+    return { url: `sqlite:${join(dir, 'focus.db')}`, dialect, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = process.env.TEST_DATABASE_URL;
+  if (base === undefined) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `t_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema},public`);
+  return {
+    url: url.toString(),
+    dialect,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
+export function testConfig(url: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent', RATE_LIMIT: '0', ...env });
+}
+
+export interface Response<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: T;
+  text: string;
+}
+
+/** A client bound to one token (or none), speaking to the app through inject(). */
+export class Client {
+  constructor(
+    private readonly app: FastifyInstance,
+    readonly token?: string,
+  ) {}
+
+  async request<T = any>(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response<T>> {
+    const res = await this.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    let parsed: unknown;
+    try {
+      parsed = res.body === '' ? undefined : JSON.parse(res.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed as T, text: res.body };
+  }
+  get<T = any>(url: string) {
+    return this.request<T>('GET', url);
+  }
+  post<T = any>(url: string, body?: unknown) {
+    return this.request<T>('POST', url, body ?? {});
+  }
+  put<T = any>(url: string, body: unknown) {
+    return this.request<T>('PUT', url, body);
+  }
+  delete<T = any>(url: string) {
+    return this.request<T>('DELETE', url);
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  storage: Storage;
+  url: string;
+  dialect: DialectName;
+  /** Creates (or extends) a user in the given orgs and returns a client holding a fresh token. */
+  user(handle: string, orgIds: number[], tokenOptions?: { ttl?: string }): Promise<Client & { tokenId: number }>;
+  anonymous: Client;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  const storage = openStorage(database.url);
+  const app = await buildApp({ config: testConfig(database.url, env), storage, logger: false });
+  await app.ready();
+  return {
+    app,
+    storage,
+    url: database.url,
+    dialect,
+    async user(handle, orgIds, tokenOptions = {}) {
+      await addUser(storage, handle, orgIds);
+      const issued = await issueToken(storage, handle, tokenOptions);
+      return Object.assign(new Client(app, issued.token), { tokenId: issued.id });
+    },
+    anonymous: new Client(app),
+    async close() {
+      await app.close();
+      await storage.close();
+      await database.drop();
+    },
+  };
+}
+
+/** Runs a suite once per dialect of this run, named after it. */
+export function describeEachDialect(name: string, fn: (dialect: DialectName) => void): void {
+  for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => fn(dialect));
+}
