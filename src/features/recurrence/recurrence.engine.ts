@@ -81,7 +81,7 @@ export function resolveRule(p: RecurrencePattern): ResolvedRule {
       return { kind: 'monthly-exact', day: start.day, fallback: p.fallback };
     }
     default:
-      throw new RangeError(`occurrence must be daily, weekly or monthly, got ${String(p.occurrence as unknown)}`);
+      throw new RangeError(`occurrence must be daily, weekly or monthly, got ${String(p.occurrence)}`);
   }
 }
 

@@ -6,7 +6,7 @@
  * `rrulestr`, python-dateutil and iCalendar properties all understand:
  *
  *   DTSTART;TZID=Europe/Berlin:20260105T090000
- *   RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260330T080000Z
+ *   RRULE:FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260330T090000Z
  *   EXDATE;TZID=Europe/Berlin:20260112T090000,20260114T090000
  *
  * A bare `RRULE:` line is not enough: it cannot carry the zone the wall
@@ -114,9 +114,9 @@ export function toRRule(p: RecurrencePattern, dtstartLocal: LocalStart): string 
   const from = date > p.start ? date : p.start;
   const first = ruleDatesFrom(p, from).next();
   if (first.done === true) {
-    return [property('DTSTART', [valueOf(from)]), 'RRULE:FREQ=DAILY;COUNT=1', property('EXDATE', [valueOf(from)])].join(
-      '\n',
-    );
+    // Nothing to export: one instance (DTSTART itself), removed again.
+    const only = valueOf(from);
+    return [property('DTSTART', [only]), 'RRULE:FREQ=DAILY;COUNT=1', property('EXDATE', [only])].join('\n');
   }
   const dtstart = first.value;
 

@@ -42,18 +42,31 @@ const MINUTES_PER_DAY = 1440;
 const ZONE_NAME_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 
 /**
+ * Zones found valid, by name. Validation builds an Intl.DateTimeFormat (~0.1 ms), and
+ * listings validated the zone of every record they rendered. Bounded because names
+ * match case-insensitively (many spellings of one zone).
+ */
+const zoneCache = new Map<string, IANAZone>();
+
+/**
  * True for IANA zone names the runtime knows (including links such as
  * "US/Eastern" and "UTC"). Matching is case-insensitive because that is how
  * ICU looks names up; callers that store the value may canonicalise it.
  * Rejects "", unknown names ("Mars/Base") and fixed offsets ("+02:00").
  */
 export function isValidTimeZone(tz: string): boolean {
-  return typeof tz === 'string' && tz.length <= 64 && ZONE_NAME_SHAPE.test(tz) && IANAZone.isValidZone(tz);
+  if (zoneCache.has(tz)) return true;
+  const valid = typeof tz === 'string' && tz.length <= 64 && ZONE_NAME_SHAPE.test(tz) && IANAZone.isValidZone(tz);
+  if (valid) {
+    if (zoneCache.size >= 1_000) zoneCache.clear();
+    zoneCache.set(tz, IANAZone.create(tz));
+  }
+  return valid;
 }
 
 function requireZone(tz: string): IANAZone {
   if (!isValidTimeZone(tz)) throw new RangeError(`not a valid IANA time zone: ${JSON.stringify(tz)}`);
-  return IANAZone.create(tz);
+  return zoneCache.get(tz) ?? IANAZone.create(tz);
 }
 
 function requireMinutes(minutes: number): void {
@@ -79,6 +92,23 @@ function offsetMs(zone: IANAZone, ms: number): number {
  * `gap length` later on the wall clock).
  */
 export function localToEpochMillis(date: string, minutes: number, timezone: string): number {
+  const key = `${timezone}|${date}|${minutes}`;
+  const memo = instantCache.get(key);
+  if (memo !== undefined) return memo;
+  const instant = resolveLocal(date, minutes, timezone);
+  if (instantCache.size >= 50_000) instantCache.clear();
+  instantCache.set(key, instant);
+  return instant;
+}
+
+/**
+ * Resolved local times: a pure function of its key, and listings ask for the same
+ * (zone, day, time) over and over — each miss costs three luxon offset look-ups
+ * (Intl formatToParts). Cleared when full: a bounded size with no bookkeeping.
+ */
+const instantCache = new Map<string, number>();
+
+function resolveLocal(date: string, minutes: number, timezone: string): number {
   const d = requireDate(date);
   requireMinutes(minutes);
   const zone = requireZone(timezone);
@@ -117,12 +147,23 @@ export function occurrenceInstants(
   if (!Number.isInteger(duration) || duration < 1 || duration > MINUTES_PER_DAY) {
     throw new RangeError(`duration must be an integer 1..1440 minutes, got ${duration}`);
   }
-  const start = localToEpochMillis(date, minutes, timezone);
-  return {
-    starts_at: new Date(start).toISOString(),
-    ends_at: new Date(start + duration * MINUTE_MS).toISOString(),
-  };
+  const key = `${timezone}|${date}|${minutes}|${duration}`;
+  let instants = occurrenceCache.get(key);
+  if (instants === undefined) {
+    const start = localToEpochMillis(date, minutes, timezone);
+    instants = {
+      starts_at: new Date(start).toISOString(),
+      ends_at: new Date(start + duration * MINUTE_MS).toISOString(),
+    };
+    if (occurrenceCache.size >= 50_000) occurrenceCache.clear();
+    occurrenceCache.set(key, instants);
+  }
+  // A copy: callers may extend or change what they get.
+  return { starts_at: instants.starts_at, ends_at: instants.ends_at };
 }
+
+/** Listings format the same occurrences over and over; two toISOString calls each were a visible share of a range listing. */
+const occurrenceCache = new Map<string, OccurrenceInstants>();
 
 /** The local calendar date in `timezone` at instant `now` (default: the current time). */
 export function todayIn(timezone: string, now: Date = new Date()): string {
