@@ -1,7 +1,7 @@
 import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
-import { formatTime12h, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
+import { formatTime12h, isValidTimeZone, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
 import type { CreateSessionBody, Participation, Session, Status } from './sessions.schema.js';
 
 /** A session's writable state, as the service reasons about it (time in minutes). */
@@ -60,21 +60,35 @@ const WRITABLE = [
   'recurring_month_week_day', 'fallback_option',
 ] as const satisfies readonly (keyof SessionModel)[];
 
-/** The writable fields present in a body (read-only echoes dropped). */
-export function writableFields(body: WritableInput): Partial<SessionModel> {
+/**
+ * The writable fields present in a body (read-only echoes dropped), minus those `skip`
+ * names: when the schema rejected some fields, the rest can still be checked.
+ */
+export function writableFields(body: WritableInput, skip: (field: string) => boolean = () => false): Partial<SessionModel> {
   const out: Record<string, unknown> = {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return out;
   for (const key of WRITABLE) {
     const value = body[key];
-    if (value === undefined) continue;
+    if (value === undefined || skip(key)) continue;
     if (key === 'time') out.time = parseTime12h(value as string);
     else if (key === 'name') out.name = (value as string).trim();
-    else if (key === 'collaborator') out.collaborator = [...new Set(value as string[])];
+    else if (key === 'timezone') out.timezone = zoneSpelling(value as string);
     else if (key === 'website_blocker' && value !== null) {
       const wb = value as { mode: 'preset' | 'custom'; category?: string[]; urls?: string[] };
       out.website_blocker = { mode: wb.mode, category: wb.category ?? [], urls: wb.urls ?? [] };
     } else out[key] = value;
   }
-  return out as Partial<SessionModel>;
+  return out;
+}
+
+/**
+ * Zone names match case-insensitively, so store the spelling the runtime uses
+ * ("europe/berlin" → "Europe/Berlin"). Links keep their own name ("US/Eastern" stays).
+ */
+function zoneSpelling(tz: string): string {
+  if (!isValidTimeZone(tz)) return tz;
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
 }
 
 export function modelFromRow(row: SessionRow, collaborators: string[]): SessionModel {

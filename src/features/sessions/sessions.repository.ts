@@ -43,6 +43,11 @@ export async function findVisibleSession(db: Db, user: AuthenticatedUser, id: nu
   return baseQuery(db).where('sessions.id', '=', id).where(visibleTo(user)).executeTakeFirst();
 }
 
+/** The session whatever its visibility: only for re-reading one the caller has already been allowed to see. */
+export async function findSession(db: Db, id: number): Promise<SessionWithCreator | undefined> {
+  return baseQuery(db).where('sessions.id', '=', id).executeTakeFirst();
+}
+
 /** Every visible session (series as one record), ordered by (starts_at, id), after the cursor. */
 export async function listSessions(
   db: Db,
@@ -139,7 +144,10 @@ export async function exceptionsOf(db: Db, sessionIds: readonly number[]): Promi
 
 export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
 
-/** Participants other than the host, per (session, occurrence) key. */
+/**
+ * Participants other than the host, per (session, occurrence) key, for the given
+ * occurrences (a long series has many; only the ones shown are counted).
+ */
 export async function participantCounts(
   db: Db,
   keys: readonly { sessionId: number; occurrenceDate: string }[],
@@ -151,6 +159,7 @@ export async function participantCounts(
     .innerJoin('sessions', 'sessions.id', 'sp.session_id')
     .select(['sp.session_id', 'sp.occurrence_date', (eb) => eb.fn.countAll<number>().as('n')])
     .where('sp.session_id', 'in', [...new Set(keys.map((k) => k.sessionId))])
+    .where('sp.occurrence_date', 'in', [...new Set(keys.map((k) => k.occurrenceDate))])
     .whereRef('sp.user_id', '<>', 'sessions.created_by')
     .groupBy(['sp.session_id', 'sp.occurrence_date'])
     .execute();
@@ -168,14 +177,16 @@ export async function participationOf(db: Db, sessionId: number, occurrenceDate:
     .executeTakeFirst();
 }
 
-/** Occurrences of the given series the host has completed, by key. */
-export async function hostCompletions(db: Db, sessionIds: readonly number[]): Promise<Set<string>> {
+/** Occurrences of the given series in [from, to] the host has completed, by key. */
+export async function hostCompletions(db: Db, sessionIds: readonly number[], from: string, to: string): Promise<Set<string>> {
   if (sessionIds.length === 0) return new Set();
   const rows = await db
     .selectFrom('session_participants as sp')
     .innerJoin('sessions', 'sessions.id', 'sp.session_id')
     .select(['sp.session_id', 'sp.occurrence_date'])
     .where('sp.session_id', 'in', [...new Set(sessionIds)])
+    .where('sp.occurrence_date', '>=', from)
+    .where('sp.occurrence_date', '<=', to)
     .whereRef('sp.user_id', '=', 'sessions.created_by')
     .where('sp.completed_at', 'is not', null)
     .execute();
@@ -212,6 +223,11 @@ export async function addException(db: Db, sessionId: number, occurrenceDate: st
     .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
     .execute();
   await db.deleteFrom('session_participants').where('session_id', '=', sessionId).where('occurrence_date', '=', occurrenceDate).execute();
+}
+
+/** Forgets participation in the occurrences on or after `date` (they no longer exist). */
+export async function deleteParticipationFrom(db: Db, sessionId: number, date: string): Promise<void> {
+  await db.deleteFrom('session_participants').where('session_id', '=', sessionId).where('occurrence_date', '>=', date).execute();
 }
 
 /** Joins idempotently: a second join keeps the first joined_at. */

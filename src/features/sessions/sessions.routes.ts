@@ -1,6 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ErrorObject } from 'ajv';
+import type { FastifyRequest } from 'fastify';
+import type { FieldError } from '../../http/errors.js';
 import { problemResponses } from '../../http/problem.schema.js';
 import { IdParams } from '../../http/schema-helpers.js';
+import { toFieldErrors } from '../../http/validation.js';
 import type { Storage } from '../../storage/database.js';
 import {
   CreateSessionBody,
@@ -19,6 +23,20 @@ import * as service from './sessions.service.js';
 
 const tags = ['sessions'];
 const common = [401, 429, 503] as const;
+
+/**
+ * Create and update take their schema failures in hand (`attachValidation`) so that the
+ * service can add the rules a schema cannot express and answer one 422 listing every
+ * bad field. Anything but a body failure (a bad path id) is rethrown as usual.
+ */
+function bodySchemaErrors(request: FastifyRequest): FieldError[] {
+  const error = request.validationError;
+  if (error === undefined) return [];
+  if (error.validationContext !== 'body') throw error;
+  // Fastify types the attached error's details as any; they are Ajv's errors.
+  const issues: unknown = error.validation;
+  return toFieldErrors(issues as ErrorObject[]);
+}
 
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
   app.get(
@@ -39,6 +57,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
   app.post(
     '/sessions',
     {
+      attachValidation: true,
       schema: {
         tags,
         summary: 'Create a session (you are its host)',
@@ -47,7 +66,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
       },
     },
     async (request, reply) => {
-      const session = await service.createSession(storage, request.user, request.body);
+      const session = await service.createSession(storage, request.user, request.body, bodySchemaErrors(request));
       return reply.code(201).header('location', `/api/v1/sessions/${session.id}`).send({ data: session });
     },
   );
@@ -58,6 +77,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
       schema: {
         tags,
         summary: 'Get a session with your participation',
+        description:
+          'Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. ' +
+          'With `date` (an occurrence of a series): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
         params: IdParams,
         querystring: GetSessionQuery,
         response: { 200: SessionEnvelope, ...problemResponses(404, 422, ...common) },
@@ -69,6 +91,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
   app.put(
     '/sessions/:id',
     {
+      attachValidation: true,
       schema: {
         tags,
         summary: 'Change a session (creator only)',
@@ -77,7 +100,9 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
         response: { 200: SessionEnvelope, ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
       },
     },
-    async (request) => ({ data: await service.updateSession(storage, request.user, request.params.id, request.body) }),
+    async (request) => ({
+      data: await service.updateSession(storage, request.user, request.params.id, request.body, bodySchemaErrors(request)),
+    }),
   );
 
   app.delete(

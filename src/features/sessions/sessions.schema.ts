@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import {
   CalendarDate,
   Cursor,
@@ -11,6 +11,17 @@ import {
   StringEnum,
   TrimmedText,
 } from '../../http/schema-helpers.js';
+
+/** Last day a session may be on: its instants must keep toISOString's four-digit years, which sort as text. */
+export const LAST_SESSION_DATE = '9998-12-31';
+
+/** A calendar date in the years 0001–9998 (see LAST_SESSION_DATE). */
+const SessionDate = (options: Record<string, unknown> = {}) =>
+  CalendarDate({
+    pattern: '^(?!0000-|9999-)\\d{4}-\\d{2}-\\d{2}$',
+    'x-message': 'must be a real calendar date, YYYY-MM-DD, in the years 0001–9998',
+    ...options,
+  });
 
 export const SESSION_TYPES = ['drop-in', 'standard'] as const;
 export const STATUSES = ['waiting', 'in_progress', 'completed'] as const;
@@ -26,15 +37,30 @@ const URL_OR_HOST =
 export const WebsiteBlocker = Type.Object(
   {
     mode: StringEnum(['preset', 'custom'] as const),
-    category: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] }),
-    urls: Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
-      maxItems: 500,
-      default: [],
-      description: 'Host names or http(s) URLs, at most 500.',
-    }),
+    category: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] })),
+    urls: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
+        maxItems: 500,
+        default: [],
+        description: 'Host names or http(s) URLs, at most 500.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+/**
+ * `T` or null as ONE schema (`type: [t, "null"]`) rather than an anyOf: a bad value
+ * then yields only the real rule it breaks, not also "must be null" from the other branch.
+ */
+function OrNull<T extends TSchema>(schema: T) {
+  const plain = schema as unknown as { type: string; enum?: unknown[] };
+  return Type.Unsafe<Static<T> | null>({
+    ...plain,
+    type: [plain.type, 'null'],
+    ...(plain.enum === undefined ? {} : { enum: [...plain.enum, null] }),
+  });
+}
 
 /** Every writable field, none required: create adds `required`, update takes any subset. */
 const fields = {
@@ -42,7 +68,7 @@ const fields = {
   name: TrimmedText(200, { description: 'Session name, 1–200 characters after trimming (stored trimmed).' }),
   type: StringEnum(SESSION_TYPES),
   duration: Type.Integer({ minimum: 1, maximum: 1440, description: 'Minutes.' }),
-  schedule: CalendarDate({ description: 'Local date of the session (of the first occurrence for a series).' }),
+  schedule: SessionDate({ description: 'Local date of the session (of the first occurrence for a series).' }),
   time: Type.String({
     pattern: '^(?:0?[1-9]|1[0-2]):[0-5][0-9] [AaPp][Mm]$',
     'x-message': 'must be h:mm AM or hh:mm PM (hours 1–12)',
@@ -58,26 +84,28 @@ const fields = {
   }),
   status: StringEnum(STATUSES, { default: 'waiting', description: 'Moves only forward: waiting → in_progress → completed.' }),
   website_blocker_enabled: Type.Boolean({ default: false }),
-  website_blocker: Nullable(WebsiteBlocker),
+  website_blocker: OrNull(WebsiteBlocker),
   snooze_enabled: Type.Boolean({ default: false }),
-  snooze_apps: Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Boolean(), {
+  snooze_apps: Type.Record(Type.String(), Type.Boolean(), {
     maxProperties: 50,
+    // TypeBox drops a string key schema's limits from the record, so state them here.
+    propertyNames: { minLength: 1, maxLength: 100 },
     default: {},
     description: 'Notification-app name → whether snoozing applies; at most 50.',
   }),
   is_recurring: IntegerEnum([0, 1] as const, { default: 0 }),
-  recurring_start: Nullable(CalendarDate({ description: 'First possible occurrence; default `schedule`.' })),
-  recurring_ends: Nullable(CalendarDate({ description: 'Last possible occurrence (inclusive); null = no end.' })),
-  occurrence: Nullable(StringEnum(OCCURRENCES, { description: 'Required when is_recurring = 1.' })),
+  recurring_start: OrNull(SessionDate({ description: 'First possible occurrence; default `schedule`.' })),
+  recurring_ends: OrNull(SessionDate({ description: 'Last possible occurrence (inclusive); null = no end.' })),
+  occurrence: OrNull(StringEnum(OCCURRENCES, { description: 'Required when is_recurring = 1.' })),
   recurring_days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), {
     maxItems: 7,
     uniqueItems: true,
     default: [],
     description: 'Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.',
   }),
-  recurring_month_option: Nullable(StringEnum(MONTH_OPTIONS)),
-  recurring_month_week_pos: Nullable(IntegerEnum([1, 2, 3, 4, -1] as const, { description: '1–4, or -1 for the last.' })),
-  recurring_month_week_day: Nullable(Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday.' })),
+  recurring_month_option: OrNull(StringEnum(MONTH_OPTIONS)),
+  recurring_month_week_pos: OrNull(IntegerEnum([1, 2, 3, 4, -1] as const, { description: '1–4, or -1 for the last.' })),
+  recurring_month_week_day: OrNull(Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday.' })),
   fallback_option: IntegerEnum([0, 1] as const, { default: 0, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
 };
 
@@ -139,7 +167,7 @@ export const SessionSchema = Type.Object(
     timezone: Type.String(),
     is_public: Type.Boolean(),
     collaborator: Type.Array(Type.String()),
-    status: StringEnum(STATUSES),
+    status: StringEnum(STATUSES, { description: 'For an occurrence of a series: `completed` once its host completed it.' }),
     website_blocker_enabled: Type.Boolean(),
     website_blocker: Nullable(
       Type.Object({ mode: Type.String(), category: Type.Array(Type.String()), urls: Type.Array(Type.String()) }),
@@ -161,7 +189,9 @@ export const SessionSchema = Type.Object(
     starts_at: Instant({ description: 'Start of this occurrence (or of `schedule`), UTC.' }),
     ends_at: Instant(),
     rrule: Nullable(Type.String({ description: 'RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern.' })),
-    participants_count: Type.Integer({ description: 'Joined users including the host (of this occurrence, for a series).' }),
+    participants_count: Type.Integer({
+      description: 'Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one).',
+    }),
     occurrence_date: Type.Optional(Type.String({ description: 'In date-filtered listings: the local date of this item.' })),
     participation: Type.Optional(Participation),
   },
@@ -174,7 +204,7 @@ export const ListSessionsQuery = Type.Object(
     org_id: Type.Optional(PositiveId('One of your orgs; default all of them.')),
     channel: Type.Optional(StringEnum(['public', 'private'] as const)),
     type: Type.Optional(StringEnum(SESSION_TYPES)),
-    date: Type.Optional(CalendarDate({ description: 'Sessions taking place that local day; recurring ones once per occurrence.' })),
+    date: Type.Optional(SessionDate({ description: 'Sessions taking place that local day; recurring ones once per occurrence.' })),
     completed: Type.Optional(IntegerEnum([0, 1] as const, { description: '0 = not completed, 1 = completed.' })),
     source: Type.Optional(
       StringEnum(['user', 'organization'] as const, {
@@ -182,8 +212,8 @@ export const ListSessionsQuery = Type.Object(
       }),
     ),
     keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name; `%` and `_` are literal.' })),
-    day_start: Type.Optional(CalendarDate({ description: 'First local day of the range (inclusive).' })),
-    day_ends: Type.Optional(CalendarDate({ description: 'Last local day (inclusive); at most 366 days after day_start. Default day_start + 365.' })),
+    day_start: Type.Optional(SessionDate({ description: 'First local day of the range (inclusive).' })),
+    day_ends: Type.Optional(SessionDate({ description: 'Last local day (inclusive); at most 366 days after day_start. Default day_start + 365.' })),
     limit: Type.Optional(Limit(500, 100)),
     cursor: Type.Optional(Cursor),
   },
@@ -192,14 +222,14 @@ export const ListSessionsQuery = Type.Object(
 export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
 
 export const GetSessionQuery = Type.Object(
-  { date: Type.Optional(CalendarDate({ description: 'For a series: the occurrence whose participation to show (default: the next one).' })) },
+  { date: Type.Optional(SessionDate({ description: 'For a series: the occurrence whose participation to show (default: the next one).' })) },
   { additionalProperties: false },
 );
 
 export const DeleteSessionQuery = Type.Object(
   {
     scope: Type.Optional(StringEnum(['series', 'occurrence', 'following'] as const, { default: 'series' })),
-    date: Type.Optional(CalendarDate({ description: 'The occurrence (default: the next one on or after today, in the session’s time zone).' })),
+    date: Type.Optional(SessionDate({ description: 'The occurrence (default: the next one on or after today, in the session’s time zone).' })),
   },
   { additionalProperties: false },
 );
@@ -207,14 +237,14 @@ export type DeleteSessionQuery = Static<typeof DeleteSessionQuery>;
 
 export const OccurrencesQuery = Type.Object(
   {
-    from: CalendarDate(),
-    to: CalendarDate({ description: 'Inclusive; at most 366 days after `from`.' }),
+    from: SessionDate(),
+    to: SessionDate({ description: 'Inclusive; at most 366 days after `from`.' }),
   },
   { additionalProperties: false },
 );
 
 export const ParticipationQuery = Type.Object(
-  { date: Type.Optional(CalendarDate({ description: 'For a series: the occurrence (default: the next one on or after today).' })) },
+  { date: Type.Optional(SessionDate({ description: 'For a series: the occurrence (default: the next one on or after today).' })) },
   { additionalProperties: false },
 );
 

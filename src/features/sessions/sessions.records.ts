@@ -1,0 +1,60 @@
+import type { Db } from '../../storage/database.js';
+import type { SessionRow } from '../../storage/tables.js';
+import { modelFromRow, toSession } from './sessions.model.js';
+import { ONE_OFF, type OccurrenceView, nextOccurrence, seriesPattern } from './sessions.occurrences.js';
+import * as repo from './sessions.repository.js';
+import type { Session, Status } from './sessions.schema.js';
+
+/** A session to show: the session itself, or (in dated listings) one of its days. */
+export interface Item {
+  row: repo.SessionWithCreator;
+  occurrence?: OccurrenceView;
+}
+
+/**
+ * The status of a session, or of one occurrence of a series: a series occurrence is
+ * completed when its host completed it (or the whole series is completed).
+ */
+export function effectiveStatus(row: SessionRow, date: string | undefined, hostCompleted: ReadonlySet<string>): Status {
+  if (row.is_recurring === 1 && date !== undefined && hostCompleted.has(repo.occurrenceKey(row.id, date))) return 'completed';
+  return row.status as Status;
+}
+
+/**
+ * The occurrence whose participants an item counts: a one-off session's only one, the
+ * item's occurrence, or for a series shown as a whole its next occurrence (null: ended).
+ */
+function countedOccurrence(item: Item, exceptions: ReadonlySet<string> | undefined): string | null {
+  if (item.row.is_recurring !== 1) return ONE_OFF;
+  if (item.occurrence !== undefined) return item.occurrence.date;
+  const pattern = seriesPattern(item.row, exceptions);
+  return pattern === null ? ONE_OFF : nextOccurrence(item.row, pattern);
+}
+
+/** Builds the API records for a page of items with a fixed number of queries. */
+export async function render(db: Db, items: readonly Item[]): Promise<Session[]> {
+  const ids = items.map((i) => i.row.id);
+  const seriesIds = items.filter((i) => i.row.is_recurring === 1).map((i) => i.row.id);
+  const exceptions = await repo.exceptionsOf(db, seriesIds);
+  const shown = items.map((item) => ({ item, counted: countedOccurrence(item, exceptions.get(item.row.id)) }));
+  const countKeys = shown.flatMap(({ item, counted }) => (counted === null ? [] : [{ sessionId: item.row.id, occurrenceDate: counted }]));
+  const dates = items.flatMap((i) => (i.occurrence === undefined ? [] : [i.occurrence.date])).sort();
+  const [collaborators, counts, hostCompleted] = await Promise.all([
+    repo.collaboratorHandles(db, ids),
+    repo.participantCounts(db, countKeys),
+    dates.length === 0 ? new Set<string>() : repo.hostCompletions(db, seriesIds, dates[0] as string, dates.at(-1) as string),
+  ]);
+  return shown.map(({ item: { row, occurrence }, counted }) => {
+    const sessionExceptions = exceptions.get(row.id);
+    return toSession(modelFromRow(row, collaborators.get(row.id) ?? []), {
+      id: row.id,
+      createdBy: row.creator_handle,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      // The host always counts as joined.
+      participantsCount: 1 + (counted === null ? 0 : (counts.get(repo.occurrenceKey(row.id, counted)) ?? 0)),
+      exceptions: sessionExceptions,
+      ...(occurrence === undefined ? {} : { occurrence: { ...occurrence, status: effectiveStatus(row, occurrence.date, hostCompleted) } }),
+    });
+  });
+}

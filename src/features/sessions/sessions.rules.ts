@@ -1,0 +1,75 @@
+import { type FieldError, FieldErrors, conflict, forbidden } from '../../http/errors.js';
+import type { Db } from '../../storage/database.js';
+import { membersByHandle } from '../auth/auth.repository.js';
+import type { AuthenticatedUser } from '../auth/auth.service.js';
+import { compareDates } from '../recurrence/recurrence.dates.js';
+import { isValidTimeZone } from '../recurrence/recurrence.time.js';
+import type { SessionModel } from './sessions.model.js';
+import { STATUSES, type Status } from './sessions.schema.js';
+
+/*
+ * The rules the JSON schema cannot state: they span fields, need the stored session
+ * (update validates the merged record) or need the database (collaborators). They run
+ * even when the schema already failed, on the fields that passed it, so that one 422
+ * lists every bad field; a rule whose inputs were rejected by the schema is skipped.
+ */
+
+/** Whether a schema error already covers `field` (the field itself or anything inside it). */
+export function isFlagged(errors: readonly FieldError[], field: string): boolean {
+  return errors.some((e) => e.path === '/' || e.path === `/${field}` || e.path.startsWith(`/${field}/`));
+}
+
+/**
+ * Checks `candidate` (a full session, or the parts of one that passed the schema) and
+ * throws 422 with `schemaErrors` plus every broken rule, or 403 for an org the user is
+ * not in. Returns the collaborators' user ids.
+ */
+export async function checkSessionRules(
+  db: Db,
+  user: AuthenticatedUser,
+  candidate: Partial<SessionModel>,
+  schemaErrors: readonly FieldError[] = [],
+): Promise<number[]> {
+  const flagged = (field: string) => isFlagged(schemaErrors, field);
+  const orgId = flagged('org_id') ? undefined : candidate.org_id;
+  const inOrg = orgId !== undefined && user.orgIds.includes(orgId);
+  // 403 is about who may act; a request that is malformed as well gets its 422 first.
+  if (orgId !== undefined && !inOrg && schemaErrors.length === 0) {
+    throw forbidden('You can only place sessions in an organization you belong to.');
+  }
+
+  const errors = new FieldErrors();
+  for (const e of schemaErrors) errors.add(e.path, e.message);
+  if (!flagged('timezone') && candidate.timezone !== undefined && !isValidTimeZone(candidate.timezone)) {
+    errors.add('/timezone', 'is not an IANA time zone');
+  }
+  if (!flagged('is_recurring') && !flagged('occurrence') && candidate.is_recurring === 1 && (candidate.occurrence ?? null) === null) {
+    errors.add('/occurrence', 'is required when is_recurring is 1');
+  }
+  if (!flagged('recurring_ends') && !flagged('recurring_start') && !flagged('schedule') && (candidate.recurring_ends ?? null) !== null) {
+    const start = candidate.recurring_start ?? candidate.schedule;
+    if (start !== undefined && compareDates(candidate.recurring_ends as string, start) < 0) {
+      errors.add('/recurring_ends', `must be on or after the recurrence start (${start})`);
+    }
+  }
+  let collaboratorIds: number[] = [];
+  const collaborators = candidate.collaborator ?? [];
+  if (inOrg && !flagged('collaborator') && collaborators.length > 0) {
+    const members = await membersByHandle(db, orgId, collaborators);
+    collaborators.forEach((handle, i) => {
+      if (!members.has(handle)) errors.add(`/collaborator/${i}`, `${handle} is not a member of org ${orgId}`);
+    });
+    collaboratorIds = [...new Set(collaborators.map((h) => members.get(h) ?? 0))];
+  }
+  errors.throwIfAny();
+  return collaboratorIds;
+}
+
+const statusRank = (s: Status) => STATUSES.indexOf(s);
+
+/** Status only moves forward (skipping is fine); a move backward is a state conflict. */
+export function assertStatusForward(current: Status, next: Status): void {
+  if (statusRank(next) < statusRank(current)) {
+    throw conflict(`Status moves only forward; it is ${current} and cannot become ${next}.`);
+  }
+}
