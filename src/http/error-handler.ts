@@ -1,5 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ErrorObject } from 'ajv';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Dialect } from '../storage/dialect.js';
 import {
   ForeignKeyViolationError,
@@ -25,7 +25,7 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
   if (error.validation !== undefined) {
     // A path id that is not a positive integer names nothing that can exist.
     if (error.validationContext === 'params') return notFound();
-    return validationFailed(toFieldErrors(error.validation as unknown as ErrorObject[]));
+    return validationFailed(toFieldErrors(error.validation));
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -35,8 +35,10 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return badRequest('The body is empty but the content type says JSON.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      // Fastify reports a `__proto__`/`constructor` key (prototype poisoning) with this code too.
+      return badRequest('The body is not valid JSON, or it contains a forbidden key (__proto__ or constructor).');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return badRequest('The body is not valid JSON.');
+      return badRequest('The body does not match its Content-Length.');
     default:
       break;
   }
@@ -81,7 +83,9 @@ export function installErrorHandling(app: FastifyInstance, dialect: Dialect, all
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       // A Fastify/plugin client error we did not map: keep its status, not its internals.
-      return sendProblem(reply, request, new ApiError(error.statusCode, 'bad-request', 'Bad request', 'The request was rejected.'));
+      const title = STATUS_CODES[error.statusCode] ?? 'Client error';
+      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+      return sendProblem(reply, request, new ApiError(error.statusCode, slug, title, 'The request was rejected.'));
     }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, request, internalError());
@@ -92,3 +96,27 @@ export function installErrorHandling(app: FastifyInstance, dialect: Dialect, all
     return sendProblem(reply, request, allow.length > 0 ? methodNotAllowed(allow) : notFound('route'));
   });
 }
+
+/**
+ * Failures the router raises before any route or hook runs; without this option
+ * Fastify writes its own non-problem JSON (and a 414 that echoes the whole path).
+ * Pass as the `frameworkErrors` server option.
+ */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
+  reply.header('x-request-id', request.id);
+  let problem: ApiError;
+  switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      problem = badRequest('The URL is not validly percent-encoded.');
+      break;
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      // Far longer than any id we issue: nothing by that name can exist.
+      problem = notFound();
+      break;
+    default:
+      request.log.error({ err: error }, 'router failure');
+      problem = internalError();
+  }
+  // A reply is thenable; this callback's return value is ignored by Fastify.
+  void sendProblem(reply, request, problem);
+};

@@ -19,7 +19,13 @@ export function decodeCursor<T extends readonly ('string' | 'number')[]>(
   const ok =
     Array.isArray(parsed) &&
     parsed.length === shape.length &&
-    parsed.every((v, i) => typeof v === shape[i] && (typeof v !== 'number' || Number.isSafeInteger(v)));
+    parsed.every(
+      (v, i) =>
+        typeof v === shape[i] &&
+        (typeof v !== 'number' || Number.isSafeInteger(v)) &&
+        // No cursor we issue holds U+0000, and PostgreSQL text cannot: a forged one would be a 500.
+        (typeof v !== 'string' || !v.includes('\u0000')),
+    );
   if (!ok) throw validationFailed([{ path: '/cursor', message: 'is not a cursor this listing issued' }]);
   return parsed as { [I in keyof T]: T[I] extends 'string' ? string : number };
 }

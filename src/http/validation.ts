@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler } from 'fastify';
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldError } from './errors.js';
 
@@ -18,8 +18,56 @@ export function addSharedSchema(schema: { $id?: string }): void {
   textAjv.addSchema(schema);
 }
 
+const INTEGER_TEXT = /^-?\d+$/;
+
+/** Top-level properties a text part declares as integers. */
+function integerProperties(schema: object): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties)
+    .filter(([, p]) => p.type === 'integer')
+    .map(([name]) => name);
+}
+
+/*
+ * Ajv coerces any string JavaScript reads as a whole number ("0x10", "1e3", "1.0",
+ * " 7") into an integer, so `/tasks/0x10` would name task 16. Only plain decimal
+ * digits are integers here; anything else fails as the wrong type.
+ */
+function compileText(schema: object): ValidateFunction {
+  const validate = textAjv.compile(schema);
+  const integers = integerProperties(schema);
+  if (integers.length === 0) return validate;
+  const wrapped = ((data: unknown) => {
+    const raw = (data ?? {}) as Record<string, unknown>;
+    const bad = integers.filter((name) =>
+      [raw[name]].flat().some((v) => typeof v === 'string' && !INTEGER_TEXT.test(v)),
+    );
+    const ok = validate(data);
+    if (bad.length === 0) {
+      wrapped.errors = validate.errors;
+      return ok;
+    }
+    // Keep the other fields' errors so that one 422 still lists every broken rule.
+    const others = (validate.errors ?? []).filter((e) => !bad.some((name) => e.instancePath === `/${name}`));
+    wrapped.errors = [
+      ...bad.map(
+        (name): ErrorObject => ({
+          keyword: 'type',
+          instancePath: `/${name}`,
+          schemaPath: `#/properties/${name}/type`,
+          params: { type: 'integer' },
+          message: 'must be integer',
+        }),
+      ),
+      ...others,
+    ];
+    return false;
+  }) as ValidateFunction;
+  return wrapped;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  httpPart === 'body' ? bodyAjv.compile(schema as object) : compileText(schema as object);
 
 const xMessage = (e: ErrorObject): string | undefined => {
   const message = (e.parentSchema as { 'x-message'?: unknown } | undefined)?.['x-message'];

@@ -7,4 +7,6 @@ export default function setup(): void {
     redis ? `Redis: shared rate-limit suites run against ${redis}` : 'Redis: SKIPPED (set TEST_REDIS_URL=redis://… to run the shared rate-limit suites)',
   ];
   process.stderr.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
+  // In CI a skipped PostgreSQL run is a broken pipeline, not a quiet success.
+  if (process.env.CI === 'true' && !pg) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL suites would be skipped');
 }

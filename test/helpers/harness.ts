@@ -24,7 +24,7 @@ export interface TestDatabase {
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'focus-test-'));
-    return { url: `sqlite:${join(dir, 'focus.db')}`, dialect, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return { url: `sqlite:${join(dir, 'focus.db')}`, dialect, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
   }
   const base = process.env.TEST_DATABASE_URL;
   if (base === undefined) throw new Error('TEST_DATABASE_URL is not set');

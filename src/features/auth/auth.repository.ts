@@ -32,6 +32,34 @@ export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenL
   return row;
 }
 
+/**
+ * The token, its user and the user's orgs in one statement (one row per org): every
+ * authenticated request runs this, and a second round trip for the orgs cost as much
+ * as the lookup itself. Read fresh each time, so a revocation applies to the next request.
+ */
+export async function findTokenWithOrgs(db: Db, tokenHash: string): Promise<(TokenLookup & { orgIds: number[] }) | undefined> {
+  const rows = await db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .leftJoin('memberships', 'memberships.user_id', 'users.id')
+    .select([
+      'tokens.id as tokenId',
+      'users.id as userId',
+      'users.handle as handle',
+      'tokens.expires_at as expiresAt',
+      'tokens.revoked_at as revokedAt',
+      'tokens.last_used_at as lastUsedAt',
+      'memberships.org_id as orgId',
+    ])
+    .where('tokens.token_hash', '=', tokenHash)
+    .orderBy('memberships.org_id')
+    .execute();
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const { orgId: _orgId, ...token } = first;
+  return { ...token, orgIds: rows.flatMap((r) => (r.orgId === null ? [] : [r.orgId])) };
+}
+
 export async function orgIdsOf(db: Db, userId: number): Promise<number[]> {
   const rows = await db
     .selectFrom('memberships')

@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.js';
 import {
   type AuthenticatedUser,
-  findTokenByHash,
+  findTokenWithOrgs,
   findUserByHandle,
   insertToken,
   orgIdsOf,
@@ -22,14 +22,14 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 export async function authenticate(storage: Storage, token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
   if (!isWellFormedToken(token)) return undefined;
-  const found = await findTokenByHash(storage.db, hashToken(token));
+  const found = await findTokenWithOrgs(storage.db, hashToken(token));
   if (found === undefined || found.revokedAt !== null) return undefined;
   const nowIso = now.toISOString();
   if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
   if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
     await touchToken(storage.db, found.tokenId, nowIso);
   }
-  return { id: found.userId, handle: found.handle, orgIds: await orgIdsOf(storage.db, found.userId) };
+  return { id: found.userId, handle: found.handle, orgIds: found.orgIds };
 }
 
 export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;

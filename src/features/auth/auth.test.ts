@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
+import { findUserByHandle, insertToken } from './auth.repository.js';
+import { revokeToken } from './auth.service.js';
+import { generateToken, hashToken } from './auth.token.js';
+
+const ME = '/api/v1/me';
+
+describeEachDialect('bearer tokens over HTTP', (dialect) => {
+  let t: TestApp;
+  let alice: Client & { tokenId: number };
+
+  /** Stores a token for a user directly, with any expiry, and returns a client holding it. */
+  async function tokenFor(handle: string, expiresAt: string | null): Promise<Client> {
+    const user = await findUserByHandle(t.storage.db, handle);
+    if (user === undefined) throw new Error(`no user ${handle}`);
+    const token = generateToken();
+    await insertToken(t.storage.db, { userId: user.id, name: 'test', tokenHash: hashToken(token), createdAt: new Date().toISOString(), expiresAt });
+    return new Client(t.app, token);
+  }
+
+  const withHeader = (authorization: string) => t.anonymous.request('GET', ME, undefined, { authorization });
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    alice = await t.user('alice', [7, 3]);
+  });
+  afterAll(() => t.close());
+
+  it('GET /me answers who the token belongs to, with every org', async () => {
+    const res = await alice.get(ME);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7] } });
+    const solo = await t.user('solo', [42]);
+    expect((await solo.get(ME)).body).toEqual({ data: { handle: 'solo', org_ids: [42] } });
+  });
+
+  it('accepts the scheme in any case', async () => {
+    expect((await withHeader(`bearer ${alice.token}`)).status).toBe(200);
+    expect((await withHeader(`BEARER ${alice.token}`)).status).toBe(200);
+  });
+
+  it('no token: 401 with WWW-Authenticate: Bearer', async () => {
+    const res = await t.anonymous.get(ME);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 401, title: 'Unauthorized' });
+    expect((res.body as { type: string }).type).toMatch(/^https?:\/\//);
+    // Every protected route, not just /me; an unauthenticated body is never parsed.
+    expect((await t.anonymous.get('/api/v1/tasks')).status).toBe(401);
+    expect((await t.anonymous.post('/api/v1/tasks/bulk', { session_id: 1, tasks: [] })).status).toBe(401);
+    expect((await t.anonymous.request('POST', '/api/v1/tasks', '{broken')).status).toBe(401);
+    expect((await t.anonymous.delete('/api/v1/sessions/1')).status).toBe(401);
+  });
+
+  it('malformed Authorization headers: 401 with WWW-Authenticate: Bearer', async () => {
+    for (const header of ['', 'Bearer', 'Bearer ', `Basic ${alice.token}`, `Token ${alice.token}`, `Bearer ${alice.token} extra`, String(alice.token)]) {
+      const res = await withHeader(header);
+      expect(res.status, JSON.stringify(header)).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
+    }
+  });
+
+  it('unknown, bad-checksum, revoked and expired tokens are all 401 with the very same body', async () => {
+    const unknown = new Client(t.app, generateToken());
+    const real = String(alice.token);
+    const last = real.at(-1) === 'A' ? 'B' : 'A';
+    const badChecksum = new Client(t.app, real.slice(0, -1) + last);
+    const notOurs = new Client(t.app, 'ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+
+    const toRevoke = await t.user('alice', [7]);
+    expect((await toRevoke.get(ME)).status).toBe(200);
+    await revokeToken(t.storage, toRevoke.tokenId);
+
+    const expired = await tokenFor('alice', new Date(Date.now() - 1000).toISOString());
+    const valid = await tokenFor('alice', new Date(Date.now() + 3_600_000).toISOString());
+    expect((await valid.get(ME)).status).toBe(200);
+
+    const bodies = new Set<string>();
+    for (const client of [unknown, badChecksum, notOurs, toRevoke, expired]) {
+      const res = await client.get(ME);
+      expect(res.status, client.token).toBe(401);
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.text).not.toContain(String(client.token));
+      bodies.add(res.text);
+    }
+    expect(bodies.size).toBe(1);
+    // The user's other tokens keep working.
+    expect((await alice.get(ME)).status).toBe(200);
+  });
+
+  it('a token issued with a ttl stops working once it expires', async () => {
+    const short = await t.user('ttl-user', [9], { ttl: '1s' });
+    expect((await short.get(ME)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    const res = await short.get(ME);
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
+  });
+
+  it('keeps last_used_at', async () => {
+    const fresh = await t.user('lastused', [1]);
+    const read = () => t.storage.db.selectFrom('tokens').select('last_used_at').where('id', '=', fresh.tokenId).executeTakeFirstOrThrow();
+    expect((await read()).last_used_at).toBeNull();
+    const before = new Date().toISOString();
+    expect((await fresh.get(ME)).status).toBe(200);
+    const used = (await read()).last_used_at;
+    expect(used).not.toBeNull();
+    expect(used! >= before).toBe(true);
+    expect(used! <= new Date().toISOString()).toBe(true);
+    // A failed request with someone else's bad token does not touch it.
+    await withHeader(`Bearer ${generateToken()}`);
+    expect((await read()).last_used_at).toBe(used);
+  });
+
+  it('stores only a hash of the token', async () => {
+    const rows = await t.storage.db.selectFrom('tokens').select('token_hash').execute();
+    expect(rows.map((r) => r.token_hash)).toContain(hashToken(String(alice.token)));
+    expect(rows.map((r) => r.token_hash)).not.toContain(alice.token);
+    expect(String(alice.token)).toMatch(/^fst_[0-9A-Za-z]{32,}$/);
+  });
+});

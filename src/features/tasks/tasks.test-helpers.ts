@@ -1,0 +1,90 @@
+import { expect } from 'vitest';
+import type { Client, Response } from '../../../test/helpers/harness.js';
+
+export interface TaskRecord {
+  id: string;
+  context: string;
+  is_completed: boolean;
+  owner: string;
+  source: string | null;
+  source_id: number | null;
+  session_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Creates a session in `orgId` through the API and returns its id. */
+export async function newSession(client: Client, orgId: number, overrides: Record<string, unknown> = {}): Promise<number> {
+  const res = await client.post('/api/v1/sessions', {
+    org_id: orgId,
+    name: 'Deep work',
+    type: 'standard',
+    duration: 60,
+    schedule: '2026-12-01',
+    time: '9:00 AM',
+    ...overrides,
+  });
+  expect(res.status, res.text).toBe(201);
+  return (res.body as { data: { id: number } }).data.id;
+}
+
+export async function newTask(client: Client, body: Record<string, unknown>): Promise<TaskRecord> {
+  const res = await client.post('/api/v1/tasks', body);
+  expect(res.status, res.text).toBe(201);
+  return (res.body as { data: TaskRecord }).data;
+}
+
+/** Asserts the exact task record shape of CONTRACT §4. */
+export function expectTaskShape(task: TaskRecord): void {
+  expect(Object.keys(task).sort()).toEqual(
+    ['context', 'created_at', 'id', 'is_completed', 'owner', 'session_id', 'source', 'source_id', 'updated_at'],
+  );
+  expect(task.id).toMatch(/^[1-9][0-9]*$/);
+  expect(typeof task.context).toBe('string');
+  expect(typeof task.is_completed).toBe('boolean');
+  expect(task.created_at).toMatch(ISO_Z);
+  expect(task.updated_at).toMatch(ISO_Z);
+  expect(new Date(task.created_at).toISOString()).toBe(task.created_at);
+}
+
+/** The problem body of a 422, with its error paths sorted. */
+export function errorPaths(res: Response): string[] {
+  expect(res.status, res.text).toBe(422);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  return ((res.body as { errors: { path: string }[] }).errors ?? []).map((e) => e.path).sort();
+}
+
+/** Every page of GET /tasks with the given query, checking page sizes along the way. */
+export async function listAllTasks(client: Client, query: string, limit: number): Promise<TaskRecord[]> {
+  const out: TaskRecord[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 10_000; page++) {
+    const params = new URLSearchParams(query);
+    params.set('limit', String(limit));
+    if (cursor !== null) params.set('cursor', cursor);
+    const res = await client.get(`/api/v1/tasks?${params.toString()}`);
+    expect(res.status, res.text).toBe(200);
+    const body = res.body as { data: TaskRecord[]; next_cursor: string | null };
+    expect(body.data.length).toBeLessThanOrEqual(limit);
+    out.push(...body.data);
+    cursor = body.next_cursor;
+    if (cursor === null) return out;
+    expect(body.data.length).toBe(limit);
+  }
+  throw new Error('paging did not end');
+}
+
+/** Response bodies of the task endpoints, for typed access in tests. */
+export interface One {
+  data: TaskRecord;
+}
+export interface Page {
+  data: TaskRecord[];
+  next_cursor: string | null;
+}
+export interface BulkResponse {
+  data: TaskRecord[];
+  meta: { created: number; updated: number };
+}
