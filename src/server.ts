@@ -4,10 +4,24 @@ import type { Config } from './config/config.js';
 import { countUsers } from './features/auth/auth.repository.js';
 import { openStorage } from './storage/database.js';
 
-const FIRST_RUN_HINT = `No users yet. Create one and a token, then call the API:
-  npx focus users add alice --org 1
-  npx focus tokens issue alice --name laptop
-  curl -H "Authorization: Bearer <token>" http://HOST:PORT/api/v1/me`;
+/** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
+export function describeDatabase(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    // `options` can carry settings, not secrets, but keep the line short.
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/** One line, so that it reads well inside a JSON log entry too. */
+const FIRST_RUN_HINT =
+  'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
+  '`npx focus tokens issue <handle> --name <label>`, and call the API with `Authorization: Bearer <token>` (e.g. GET {base}/api/v1/me).';
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -26,7 +40,10 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     closing = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
     app.close().then(
-      () => process.exit(0),
+      () => {
+        app.log.info('shut down cleanly');
+        process.exit(0);
+      },
       (error: unknown) => {
         app.log.error({ err: error }, 'shutdown failed');
         process.exit(1);
@@ -36,11 +53,14 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
-  if ((await countUsers(storage.db)) === 0) {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : config.port;
-    app.log.warn(FIRST_RUN_HINT.replace('HOST', config.host).replace('PORT', String(port)));
-  }
+  const base = await app.listen({ port: config.port, host: config.host });
+  app.log.info(
+    { database: describeDatabase(config.databaseUrl), dialect: storage.dialect.name, address: base, rateLimit: config.rateLimit },
+    'focus serving %s on %s',
+    describeDatabase(config.databaseUrl),
+    base,
+  );
+  for (const warning of await storage.settingsWarnings()) app.log.warn({ hint: 'database-settings' }, warning);
+  if ((await countUsers(storage.db)) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replace('{base}', base));
   return app;
 }

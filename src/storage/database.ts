@@ -20,6 +20,8 @@ export interface Storage {
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /** Settings that risk committed data or availability; for a start-up log line each. */
+  settingsWarnings(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -30,9 +32,10 @@ const MAX_ATTEMPTS = 3;
 export function openStorage(url: string, options: StorageOptions = {}): Storage {
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect = isPostgres ? postgresDialect : sqliteDialect;
+  const poolSize = options.poolSize ?? 10;
   const db = isPostgres
     ? openPostgres(url, {
-        poolSize: options.poolSize ?? 10,
+        poolSize,
         connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
         statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
         onPoolError: options.onPoolError ?? (() => undefined),
@@ -55,6 +58,11 @@ export function openStorage(url: string, options: StorageOptions = {}): Storage 
     async ping() {
       await sql`select 1`.execute(db);
     },
+    // Advisory only: failing to read the settings must not stop a server that is up.
+    settingsWarnings: () =>
+      dialect.settingsWarnings(db, poolSize).catch((error: unknown) => [
+        `could not check the database settings: ${error instanceof Error ? error.message : 'unknown error'}`,
+      ]),
     close: () => db.destroy(),
   };
 }

@@ -1,6 +1,7 @@
-import type { ColumnDefinitionBuilder, Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { ColumnDefinitionBuilder, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { sql } from 'kysely';
 import type { StorageError } from './storage.errors.js';
+import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -12,13 +13,25 @@ export interface Dialect {
   readonly name: DialectName;
   /** Column type and modifiers for a surrogate key that is never reused. */
   readonly idType: 'integer' | 'bigint';
-  idColumn(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  readonly idColumn: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
   /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
   containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
   /** The driver error as a storage error, or undefined when it is not one we know. */
   translateError(error: unknown): StorageError | undefined;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /**
+   * Makes containsInsensitive on table.column fast at scale where the engine can
+   * (a trigram index on PostgreSQL); a no-op where a scan is the only plan. Migrations only.
+   */
+  createSubstringIndex(db: Kysely<unknown>, index: string, table: string, column: string): Promise<void>;
+  /**
+   * Runs fn (the migrator) so that processes migrating the same database take turns,
+   * handing it the connection to use and the schema the migration tables live in.
+   */
+  /** Server or file settings that put committed data or availability at risk, as log-ready sentences. */
+  settingsWarnings(db: Kysely<Database>, poolSize: number): Promise<string[]>;
+  withMigrationLock<T>(db: Kysely<Database>, fn: (db: Kysely<Database>, schema: string | undefined) => Promise<T>): Promise<T>;
 }
 
 /** Escapes LIKE wildcards so that user input matches literally (with ESCAPE '\'). */

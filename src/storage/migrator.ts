@@ -1,11 +1,13 @@
 import { type Migration, type MigrationResultSet, Migrator } from 'kysely';
 import type { Storage } from './database.js';
 import * as initial from './migrations/0001_initial.js';
+import * as sessionNameSearch from './migrations/0002_session_name_search.js';
 
 /** Migrations in order; names are permanent once released. Each only adds. */
 function migrations(storage: Storage): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, storage.dialect) },
+    '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, storage.dialect) },
   };
 }
 
@@ -13,16 +15,21 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
-/** Applies every pending migration; safe to run from many instances at once (Kysely takes a lock). */
+/** Applies every pending migration; safe to run from many instances at once (see Dialect.withMigrationLock). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const migrator = new Migrator({
-    db: storage.db,
-    provider: { getMigrations: () => Promise.resolve(migrations(storage)) },
-  });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  const result: MigrationResultSet = await storage.dialect.withMigrationLock(storage.db, (db, schema) =>
+    new Migrator({
+      db,
+      provider: { getMigrations: () => Promise.resolve(migrations(storage)) },
+      // Kysely looks for its bookkeeping tables in every schema unless told which one: with
+      // another schema of the same database already migrated, it would skip creating its own.
+      ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+    }).migrateToLatest(),
+  );
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new MigrationError(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
+    const reason = result.error instanceof Error ? result.error.message : JSON.stringify(result.error);
+    throw new MigrationError(`migration ${failed} failed: ${reason}`, { cause: result.error });
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

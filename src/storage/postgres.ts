@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type Dialect, likeExpression } from './dialect.js';
 import {
@@ -21,7 +21,7 @@ const INT8_OID = 20;
 // Counts and bigint ids arrive as strings by default; every id here is a safe integer.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 export function openPostgres(url: string, options: PostgresOptions): { db: Kysely<Database>; pool: pg.Pool } {
@@ -31,13 +31,23 @@ export function openPostgres(url: string, options: PostgresOptions): { db: Kysel
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs,
-    // A broken TCP connection is noticed instead of hanging until the OS gives up.
+    // A broken TCP connection is noticed in seconds instead of the OS default of two hours.
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // A transaction left open by a stuck request must not hold row locks indefinitely.
+    idle_in_transaction_session_timeout: Math.max(options.statementTimeoutMs * 3, 30_000),
     application_name: 'focus',
     types,
   });
   // Without a listener, an idle client dying (server restart) would crash the process.
   pool.on('error', options.onPoolError);
+  // pg-pool only listens while a client is idle. A checked-out client whose server
+  // went away (restart, pg_terminate_backend) emits 'error' after its query failed,
+  // and an unheard 'error' event kills the process. The failed query already carries
+  // the error to its caller, and pg-pool drops the broken client when it comes back.
+  pool.on('connect', (client) => {
+    client.on('error', options.onPoolError);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
 }
@@ -65,4 +75,73 @@ export const postgresDialect: Dialect = {
   containsInsensitive: (column, needle) => likeExpression('ilike', column, needle),
   translateError: translatePostgresError,
   maxParameters: 65_535,
+  createSubstringIndex: createTrigramIndex,
+  withMigrationLock: withPostgresMigrationLock,
+  settingsWarnings: postgresSettingsWarnings,
 };
+
+/** Checked at start-up: each of these trades committed data, or the pool itself, away. */
+async function postgresSettingsWarnings(db: Kysely<Database>, poolSize: number): Promise<string[]> {
+  const { rows } = await sql<{ name: string; setting: string }>`
+    select name, setting from pg_settings
+    where name in ('fsync', 'full_page_writes', 'synchronous_commit', 'max_connections', 'superuser_reserved_connections')
+  `.execute(db);
+  const setting = new Map(rows.map((r) => [r.name, r.setting]));
+  const warnings: string[] = [];
+  if (setting.get('fsync') === 'off') warnings.push('PostgreSQL runs with fsync=off: a server or OS crash can corrupt the database');
+  if (setting.get('full_page_writes') === 'off') {
+    warnings.push('PostgreSQL runs with full_page_writes=off: a crash mid-write can leave torn pages that recovery cannot repair');
+  }
+  if (setting.get('synchronous_commit') === 'off') {
+    warnings.push('PostgreSQL runs with synchronous_commit=off: a server crash can lose the last acknowledged writes');
+  }
+  const usable = Number(setting.get('max_connections') ?? 0) - Number(setting.get('superuser_reserved_connections') ?? 0);
+  if (usable > 0 && poolSize > usable) {
+    warnings.push(`DB_POOL_SIZE=${poolSize} exceeds the ${usable} connections PostgreSQL allows (max_connections): requests will wait and fail`);
+  }
+  return warnings;
+}
+
+/**
+ * Kysely's own bookkeeping is not safe for instances starting together on a fresh
+ * database: it probes for its tables in every schema it can see (a table in another
+ * schema counts as present) and creates them before taking its lock. So: one connection,
+ * a session advisory lock per schema, the migration tables pinned to that schema, and no
+ * statement timeout, since building an index on a large table takes longer than a request may.
+ */
+async function withPostgresMigrationLock<T>(
+  db: Kysely<Database>,
+  fn: (db: Kysely<Database>, schema: string | undefined) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const found = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(conn);
+    const schema = found.rows[0]?.schema;
+    // No schema of search_path exists: the tables would land nowhere sensible.
+    if (schema === undefined || schema === null) throw new Error('no current schema on PostgreSQL: check search_path in DATABASE_URL');
+    const key = `focus.migrate.${schema}`;
+    await sql`set statement_timeout = 0`.execute(conn);
+    await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
+    try {
+      return await fn(conn, schema);
+    } finally {
+      // A dead connection releases both by itself; these only matter for a live one.
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+      await sql`reset statement_timeout`.execute(conn);
+    }
+  });
+}
+
+/**
+ * A GIN trigram index serves `ILIKE '%needle%'` (with ESCAPE) for needles of three or
+ * more characters. pg_trgm is a trusted extension: a role with CREATE on the database
+ * may install it. It goes into `public`, never the migrating schema, so that dropping
+ * one schema cannot take the operator class (and every index on it) from the others.
+ */
+async function createTrigramIndex(db: Kysely<unknown>, index: string, table: string, column: string): Promise<void> {
+  await sql`create extension if not exists pg_trgm with schema public`.execute(db);
+  const found = await sql<{ schema: string }>`
+    select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'
+  `.execute(db);
+  const schema = found.rows[0]?.schema ?? 'public';
+  await sql`create index if not exists ${sql.id(index)} on ${sql.table(table)} using gin (${sql.ref(column)} ${sql.id(schema)}.gin_trgm_ops)`.execute(db);
+}

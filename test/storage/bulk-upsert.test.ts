@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type UpsertRow, upsertTasks } from '../../src/features/tasks/tasks.repository.js';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrator.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+
+/*
+ * The bulk-import statement itself, below the HTTP layer: chunking under each engine's
+ * bound-parameter limit, insert-versus-update accounting, and overlapping imports in
+ * concurrent transactions, with identical outcomes on SQLite and PostgreSQL.
+ */
+
+const now = '2026-01-01T00:00:00.000Z';
+
+/** Keys source/sourceId for ids in [from, to), sorted as the service sorts them. */
+function rows(from: number, to: number, context: (id: number) => string = (id) => `task ${id}`): UpsertRow[] {
+  const out: UpsertRow[] = [];
+  for (let id = from; id < to; id++) out.push({ source: 'todoist', sourceId: id, context: context(id) });
+  return out;
+}
+
+describeEachDialect('bulk upsert of tasks', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  let ownerId: number;
+  let sessionId: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    storage = openStorage(database.url);
+    await migrateToLatest(storage);
+    const user = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
+    ownerId = user.id;
+    await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    const session = await storage.db
+      .insertInto('sessions')
+      .values({
+        org_id: 1, created_by: ownerId, name: 's', type: 'focus', duration: 25, schedule: '2026-01-02', time_minutes: 540,
+        timezone: 'UTC', starts_at: now, ends_at: now, is_public: 1, status: 'scheduled', website_blocker_enabled: 0,
+        website_blocker: null, snooze_enabled: 0, snooze_apps: '{}', is_recurring: 0, recurring_days: '[]', fallback_option: 0,
+        created_at: now, updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    sessionId = session.id;
+  });
+  afterAll(async () => {
+    await storage.close();
+    await database.drop();
+  });
+
+  const count = async (source: string) =>
+    Number(
+      (await storage.db.selectFrom('tasks').select((eb) => eb.fn.countAll().as('n')).where('source', '=', source).executeTakeFirstOrThrow()).n,
+    );
+
+  it('crosses the bound-parameter limit in several statements, inserting every row once', async () => {
+    // 8 parameters a row: 8192 rows is 65,536 parameters, one more than PostgreSQL takes.
+    const batch = rows(0, 8192);
+    const stored = await storage.transaction((trx) => upsertTasks(trx, ownerId, sessionId, batch, now, storage.dialect.maxParameters));
+    expect(stored).toHaveLength(8192);
+    expect(stored.every((r) => r.version === 1)).toBe(true);
+    expect(new Set(stored.map((r) => r.source_id)).size).toBe(8192);
+    expect(await count('todoist')).toBe(8192);
+  });
+
+  it('updates what exists and inserts what does not, telling them apart by version', async () => {
+    const stored = await storage.transaction((trx) =>
+      upsertTasks(trx, ownerId, sessionId, rows(8000, 8400, (id) => `again ${id}`), now, storage.dialect.maxParameters),
+    );
+    const updated = stored.filter((r) => r.version > 1);
+    const inserted = stored.filter((r) => r.version === 1);
+    expect(updated).toHaveLength(192);
+    expect(inserted).toHaveLength(208);
+    expect(stored.every((r) => r.context === `again ${r.source_id}`)).toBe(true);
+    expect(await count('todoist')).toBe(8400);
+  });
+
+  it('overlapping imports in concurrent transactions neither duplicate, lose nor deadlock', async () => {
+    // Small chunks force many statements per transaction, so the imports interleave.
+    const maxParameters = 8 * 25;
+    const ranges: [number, number][] = [[0, 300], [150, 450], [100, 400], [250, 600], [0, 600], [590, 610]];
+    const results = await Promise.all(
+      ranges.map(([from, to], i) =>
+        storage.transaction((trx) =>
+          upsertTasks(trx, ownerId, sessionId, rows(from, to, (id) => `linear ${id}`).map((r) => ({ ...r, source: 'linear' })), now, maxParameters),
+        ).then((stored) => ({ i, stored })),
+      ),
+    );
+    const created = results.reduce((n, r) => n + r.stored.filter((row) => row.version === 1).length, 0);
+    // Every key was created by exactly one import and updated by the others.
+    expect(created).toBe(610);
+    for (const { i, stored } of results) {
+      const [from, to] = ranges[i] as [number, number];
+      expect(stored.map((r) => r.source_id)).toEqual(Array.from({ length: to - from }, (_, k) => from + k));
+    }
+    expect(await count('linear')).toBe(610);
+    const versions = await storage.db
+      .selectFrom('tasks')
+      .select(['source_id', 'version'])
+      .where('source', '=', 'linear')
+      .orderBy('source_id')
+      .execute();
+    // Each import that covered a key bumped its version once: no update was lost.
+    const expected = (id: number) => ranges.filter(([from, to]) => id >= from && id < to).length;
+    expect(versions.map((v) => v.version)).toEqual(versions.map((v) => expected(v.source_id ?? -1)));
+  });
+});

@@ -1,0 +1,114 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { listSessions } from '../../src/features/sessions/sessions.repository.js';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrator.js';
+import type { Database, NewSession } from '../../src/storage/tables.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+
+const now = '2026-01-01T00:00:00.000Z';
+
+function session(name: string, createdBy: number): NewSession {
+  return {
+    org_id: 1, created_by: createdBy, name, type: 'focus', duration: 25, schedule: '2026-01-02', time_minutes: 540,
+    timezone: 'UTC', starts_at: '2026-01-02T09:00:00.000Z', ends_at: '2026-01-02T09:25:00.000Z', is_public: 1,
+    status: 'scheduled', website_blocker_enabled: 0, website_blocker: null, snooze_enabled: 0, snooze_apps: '{}',
+    is_recurring: 0, recurring_start: null, recurring_ends: null, occurrence: null, recurring_days: '[]',
+    recurring_month_option: null, recurring_month_week_pos: null, recurring_month_week_day: null, fallback_option: 0,
+    created_at: now, updated_at: now,
+  };
+}
+
+describeEachDialect('keyword search on sessions.name', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  let user: { id: number; handle: string; orgIds: number[] };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    storage = openStorage(database.url);
+    await migrateToLatest(storage);
+    const row = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
+    await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    await storage.db.insertInto('memberships').values({ user_id: row.id, org_id: 1 }).execute();
+    user = { id: row.id, handle: 'ann', orgIds: [1] };
+    const names = ['100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club'];
+    await storage.db.insertInto('sessions').values(names.map((n) => session(n, row.id))).execute();
+  });
+  afterAll(async () => {
+    await storage.close();
+    await database.drop();
+  });
+
+  const search = async (keyword: string) =>
+    (await listSessions(storage.db, storage.dialect, user, { orgIds: [1], keyword }, undefined, 100)).map((s) => s.name).sort();
+
+  it('matches case-insensitively', async () => {
+    expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
+  });
+
+  it('keeps %, _ and \\ literal', async () => {
+    expect(await search('0%')).toEqual(['100% focus']);
+    expect(await search('p_w')).toEqual(['deep_work']);
+    expect(await search('P_W')).toEqual(['deep_work']);
+    expect(await search('deep_')).toEqual(['deep_work']);
+    expect(await search('k\\s')).toEqual(['back\\slash']);
+    expect(await search('%')).toEqual(['100% focus']);
+  });
+
+  it('0002 adds a trigram index on PostgreSQL only', async () => {
+    const indexes =
+      dialect === 'postgres'
+        ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'sessions' and schemaname = current_schema()`.execute(storage.db)).rows
+        : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'sessions'`.execute(storage.db)).rows;
+    const names = indexes.map((r) => r.name);
+    expect(names.includes('sessions_name_search_idx')).toBe(dialect === 'postgres');
+  });
+
+  if (dialect === 'postgres') {
+    it('the service query uses the trigram index at 50k sessions', async () => {
+      // Realistic size and spread: 50k names from a small vocabulary, five rare ones.
+      await sql`
+        insert into sessions (org_id, created_by, name, type, duration, schedule, time_minutes, timezone, starts_at, ends_at,
+          is_public, status, website_blocker_enabled, snooze_enabled, snooze_apps, is_recurring, recurring_days, fallback_option,
+          created_at, updated_at)
+        select 1, ${user.id},
+          (array['Deep work','Morning focus','Writing sprint','Code review','Study block','Planning'])[1 + g % 6] || ' #' || g,
+          'focus', 25, '2026-01-02', 540, 'UTC',
+          to_char(timestamp '2026-01-02 09:00' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
+          to_char(timestamp '2026-01-02 09:25' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
+          g % 2, 'scheduled', 0, 0, '{}', 0, '[]', 0, ${now}, ${now}
+        from generate_series(1, 50000) g
+      `.execute(storage.db);
+      await sql`update sessions set name = name || ' zebra' where id in (select id from sessions order by id desc limit 5)`.execute(storage.db);
+      await sql`analyze sessions`.execute(storage.db);
+
+      // Capture exactly the SQL the repository sends, then ask PostgreSQL how it runs it.
+      const captured: { sql: string; parameters: readonly unknown[] }[] = [];
+      const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+      const spy = new Kysely<Database>({
+        dialect: new PostgresDialect({ pool }),
+        log: (event) => {
+          if (event.level === 'query') captured.push({ sql: event.query.sql, parameters: event.query.parameters });
+        },
+      });
+      try {
+        const rows = await listSessions(spy, storage.dialect, user, { orgIds: [1], keyword: 'ZEBRA' }, undefined, 51);
+        expect(rows).toHaveLength(5);
+        const query = captured.at(-1);
+        expect(query?.sql).toMatch(/ilike/);
+        const client = await pool.connect();
+        try {
+          const plan = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${query?.sql ?? ''}`, [...(query?.parameters ?? [])]);
+          const text = JSON.stringify(plan.rows[0]?.['QUERY PLAN']);
+          expect(text, text).toContain('sessions_name_search_idx');
+        } finally {
+          client.release();
+        }
+      } finally {
+        await spy.destroy();
+      }
+    });
+  }
+});

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStorage } from '../../src/storage/database.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+
+describeEachDialect('start-up warnings about database settings', (dialect) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('says nothing about a durable, well-sized setup', async () => {
+    const storage = openStorage(database.url);
+    try {
+      // The test server keeps fsync, full_page_writes and synchronous_commit on.
+      expect(await storage.settingsWarnings()).toEqual([]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  if (dialect === 'postgres') {
+    it('warns when the pool is larger than PostgreSQL allows connections', async () => {
+      const storage = openStorage(database.url, { poolSize: 100_000 });
+      try {
+        expect((await storage.settingsWarnings()).join('\n')).toMatch(/DB_POOL_SIZE=100000 exceeds/);
+      } finally {
+        await storage.close();
+      }
+    });
+  } else {
+    it('warns that an in-memory database loses everything at exit', async () => {
+      const storage = openStorage('sqlite::memory:');
+      try {
+        expect((await storage.settingsWarnings()).join('\n')).toMatch(/in memory/);
+      } finally {
+        await storage.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,285 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrator.js';
+import { openSqlite, sqliteDialect, sqlitePath } from '../../src/storage/sqlite.js';
+import {
+  ForeignKeyViolationError,
+  StorageUnavailableError,
+  TransactionConflictError,
+  UniqueViolationError,
+} from '../../src/storage/storage.errors.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+
+/*
+ * Every mapping in translateError, checked against an error the real driver raised.
+ * A mapping that only matches a hand-made error object proves nothing.
+ */
+
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the database to refuse');
+}
+
+const now = '2026-01-01T00:00:00.000Z';
+
+describeEachDialect('storage error translation', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    storage = openStorage(database.url);
+    await migrateToLatest(storage);
+    await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute();
+  });
+  afterAll(async () => {
+    await storage.close();
+    await database.drop();
+  });
+
+  it('a duplicate unique key is a UniqueViolationError', async () => {
+    const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
+    const translated = storage.dialect.translateError(error);
+    expect(translated).toBeInstanceOf(UniqueViolationError);
+    if (dialect === 'postgres') expect((translated as UniqueViolationError).constraint).toBe('users_handle_key');
+  });
+
+  it('a duplicate primary key is a UniqueViolationError', async () => {
+    await storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute();
+    const error = await caught(storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute());
+    expect(storage.dialect.translateError(error)).toBeInstanceOf(UniqueViolationError);
+  });
+
+  it('a dangling reference is a ForeignKeyViolationError', async () => {
+    const error = await caught(storage.db.insertInto('memberships').values({ user_id: 999_999, org_id: 7 }).execute());
+    expect(storage.dialect.translateError(error)).toBeInstanceOf(ForeignKeyViolationError);
+  });
+
+  it('an ordinary programming error is not translated (it must surface as a 500)', async () => {
+    const error = await caught(sql`select * from no_such_table`.execute(storage.db));
+    expect(storage.dialect.translateError(error)).toBeUndefined();
+    expect(storage.dialect.translateError(new Error('boom'))).toBeUndefined();
+    expect(storage.dialect.translateError('not an error')).toBeUndefined();
+  });
+
+  if (dialect === 'sqlite') {
+    it('SQLITE_BUSY past the busy timeout is a StorageUnavailableError', async () => {
+      const path = sqlitePath(database.url);
+      const holder = new BetterSqlite3(path);
+      holder.exec('begin immediate');
+      const impatient = openSqlite(database.url, 20);
+      try {
+        const error = await caught(
+          impatient.db.transaction().execute((trx) => trx.insertInto('orgs').values({ id: 8, created_at: now }).execute()),
+        );
+        expect((error as { code?: string }).code).toBe('SQLITE_BUSY');
+        expect(sqliteDialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        holder.exec('rollback');
+        holder.close();
+        await impatient.db.destroy();
+      }
+    });
+
+    it('a read-only database file is a StorageUnavailableError', () => {
+      const readOnly = new BetterSqlite3(sqlitePath(database.url), { readonly: true });
+      try {
+        let error: unknown;
+        try {
+          readOnly.prepare(`insert into orgs (id, created_at) values (9, '${now}')`).run();
+        } catch (e) {
+          error = e;
+        }
+        expect((error as { code?: string }).code).toBe('SQLITE_READONLY');
+        expect(sqliteDialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        readOnly.close();
+      }
+    });
+  }
+
+  if (dialect === 'postgres') {
+    // A name of our own, so that terminating "our" connections never touches a colleague's.
+    const appName = `focus-errors-${process.pid}`;
+    const withAppName = (url: string) => {
+      const u = new URL(url);
+      u.searchParams.set('application_name', appName);
+      return u.toString();
+    };
+    const admin = () => new pg.Client({ connectionString: database.url });
+
+    it('a serialization failure is a TransactionConflictError, and transaction() retries it', async () => {
+      const other = admin();
+      await other.connect();
+      try {
+        const row = await storage.db.insertInto('users').values({ handle: 'ser', created_at: now }).returning('id').executeTakeFirstOrThrow();
+        let attempts = 0;
+        const seen: unknown[] = [];
+        const result = await storage.transaction(async (trx) => {
+          attempts++;
+          await sql`set transaction isolation level repeatable read`.execute(trx);
+          await sql`select count(*) from users`.execute(trx);
+          // Someone else changes the row after our snapshot was taken: 40001 on the first attempt.
+          if (attempts === 1) await other.query(`update users set created_at = 'x' where id = $1`, [row.id]);
+          try {
+            return await trx.updateTable('users').set({ created_at: 'y' }).where('id', '=', row.id).returning('created_at').executeTakeFirstOrThrow();
+          } catch (error) {
+            seen.push(error);
+            throw error;
+          }
+        });
+        expect(attempts).toBe(2);
+        expect((seen[0] as { code?: string }).code).toBe('40001');
+        expect(storage.dialect.translateError(seen[0])).toBeInstanceOf(TransactionConflictError);
+        expect(result.created_at).toBe('y');
+      } finally {
+        await other.end();
+      }
+    });
+
+    it('a deadlock is a TransactionConflictError', async () => {
+      await storage.db.insertInto('orgs').values([{ id: 101, created_at: now }, { id: 102, created_at: now }]).execute();
+      const a = admin();
+      const b = admin();
+      await a.connect();
+      await b.connect();
+      try {
+        await a.query(`begin; set local deadlock_timeout = '50ms'`);
+        await b.query(`begin; set local deadlock_timeout = '50ms'`);
+        await a.query(`update orgs set created_at = 'a' where id = 101`);
+        await b.query(`update orgs set created_at = 'b' where id = 102`);
+        const results = await Promise.allSettled([
+          a.query(`update orgs set created_at = 'a' where id = 102`),
+          b.query(`update orgs set created_at = 'b' where id = 101`),
+        ]);
+        const failure = results.find((r) => r.status === 'rejected');
+        expect(failure).toBeDefined();
+        const error = (failure as PromiseRejectedResult).reason as { code?: string };
+        expect(error.code).toBe('40P01');
+        expect(storage.dialect.translateError(error)).toBeInstanceOf(TransactionConflictError);
+      } finally {
+        await a.query('rollback').catch(() => undefined);
+        await b.query('rollback').catch(() => undefined);
+        await a.end();
+        await b.end();
+      }
+    });
+
+    it('a connection killed mid-query is a StorageUnavailableError, and the pool recovers', async () => {
+      const victim = openStorage(withAppName(database.url));
+      const killer = admin();
+      await killer.connect();
+      try {
+        await victim.ping();
+        const running = caught(sql`select pg_sleep(5)`.execute(victim.db));
+        for (let i = 0; i < 50; i++) {
+          const r = await killer.query(
+            `select pg_terminate_backend(pid) as killed from pg_stat_activity where application_name = $1 and query like '%pg_sleep%' and pid <> pg_backend_pid()`,
+            [appName],
+          );
+          if (r.rowCount !== null && r.rowCount > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const error = await running;
+        expect((error as { code?: string }).code).toBe('57P01');
+        expect(storage.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        // The broken client leaves the pool once its socket closes (a moment after the
+        // error): from then on queries get fresh connections, and nothing crashed.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await victim.ping();
+        await victim.ping();
+      } finally {
+        await killer.end();
+        await victim.close();
+      }
+    });
+
+    it('a query on a connection that already died is a StorageUnavailableError', async () => {
+      const client = new pg.Client({ connectionString: withAppName(database.url) });
+      client.on('error', () => undefined);
+      await client.connect();
+      const killer = admin();
+      await killer.connect();
+      try {
+        await killer.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [appName]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const error = await caught(client.query('select 1'));
+        expect(storage.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        await killer.end();
+        await client.end().catch(() => undefined);
+      }
+    });
+
+    it('a refused connection is a StorageUnavailableError', async () => {
+      const down = openStorage('postgres://postgres@127.0.0.1:1/test', { connectTimeoutMs: 500 });
+      try {
+        const error = await caught(down.ping());
+        expect((error as { code?: string }).code).toBe('ECONNREFUSED');
+        expect(down.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        await down.close();
+      }
+    });
+
+    it('waiting too long for a pooled connection is a StorageUnavailableError', async () => {
+      const small = openStorage(withAppName(database.url), { poolSize: 1, connectTimeoutMs: 200 });
+      try {
+        const holding = small.transaction((trx) => sql`select pg_sleep(0.6)`.execute(trx));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const error = await caught(small.ping());
+        expect((error as Error).message).toMatch(/timeout exceeded when trying to connect/);
+        expect(small.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        await holding;
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('a statement past the statement timeout is a StorageUnavailableError', async () => {
+      const strict = openStorage(withAppName(database.url), { statementTimeoutMs: 100 });
+      try {
+        const error = await caught(sql`select pg_sleep(2)`.execute(strict.db));
+        expect((error as { code?: string }).code).toBe('57014');
+        expect(strict.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('too many connections for the role is a StorageUnavailableError', async () => {
+      const role = `focus_limit_${process.pid}`;
+      const a = admin();
+      await a.connect();
+      try {
+        await a.query(`create role ${role} login connection limit 0`);
+        const u = new URL(database.url);
+        u.username = role;
+        const limited = openStorage(u.toString(), { connectTimeoutMs: 1_000 });
+        try {
+          const error = await caught(limited.ping());
+          expect((error as { code?: string }).code).toBe('53300');
+          expect(limited.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        } finally {
+          await limited.close();
+        }
+      } finally {
+        await a.query(`drop role if exists ${role}`);
+        await a.end();
+      }
+    });
+  }
+});
+
+describe('storage error translation without a database', () => {
+  it('errors that are not driver errors stay untranslated', () => {
+    expect(sqliteDialect.translateError(new TypeError('x'))).toBeUndefined();
+  });
+});
