@@ -11,15 +11,19 @@ import { systemRoutes } from './features/system/system.routes.js';
 import { tasksRoutes } from './features/tasks/tasks.routes.js';
 import { TaskSchema } from './features/tasks/tasks.schema.js';
 import { addAuthHook } from './http/auth.hook.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { installJsonDepthLimit } from './http/json-depth.js';
 import { MethodIndex } from './http/method-index.js';
+import { installNulGuard } from './http/nul-guard.js';
 import { ProblemSchema } from './http/problem.schema.js';
+import { installRateLimit } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Storage, openStorage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrator.js';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
   config: Config;
@@ -38,15 +42,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       level: config.logLevel,
       // Tokens must never reach a log line, even at trace level.
       redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // Like every `focus` command: stdout is for results, logs go to stderr.
+      stream: process.stderr,
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept only when it is short and plain, so it cannot forge log lines.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Bodies are JSON only: Fastify's built-in text/plain parser would turn a text body into a 422 instead of a 415.
+  app.removeContentTypeParser('text/plain');
 
   const storage =
     options.storage ??
@@ -68,6 +81,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  await installRateLimit(app, { max: config.rateLimit, redisUrl: config.redisUrl });
+  installJsonDepthLimit(app);
+  installNulGuard(app);
 
   await app.register(swagger, {
     openapi: {
@@ -94,8 +110,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(systemRoutes, { storage });
   app.get(
     `${API_PREFIX}/openapi.json`,
-    { schema: { tags: ['operations'], summary: 'This OpenAPI 3.1 document', security: [] } },
-    () => app.swagger(),
+    {
+      schema: {
+        tags: ['operations'],
+        summary: 'This OpenAPI 3.1 document',
+        security: [],
+        response: {
+          200: {
+            description: 'The OpenAPI 3.1 document of this API.',
+            type: 'object',
+            additionalProperties: true,
+          },
+        },
+      },
+    },
+    // Spread: an object literal type, which the response schema's index signature accepts.
+    () => ({ ...app.swagger() }),
   );
 
   await app.register(

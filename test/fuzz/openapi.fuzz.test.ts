@@ -1,0 +1,344 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { addDays, daysBetween } from '../../src/features/recurrence/recurrence.dates.js';
+import { type Client, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
+
+/*
+ * Every operation of GET /api/v1/openapi.json, fuzzed from its own schemas:
+ * valid requests must get a documented 2xx whose body matches the documented
+ * schema; invalid ones a documented 4xx problem+json. Any 5xx or undocumented
+ * status fails. Replay with FC_SEED=<seed>; FC_RUNS sets runs per operation.
+ */
+const SEED = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+const RUNS = Number(process.env.FC_RUNS ?? 20);
+
+interface Parameter {
+  name: string;
+  in: 'query' | 'path';
+  required?: boolean;
+  schema: Schema;
+}
+interface Operation {
+  method: string;
+  path: string;
+  key: string;
+  parameters: Parameter[];
+  body?: Schema;
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+}
+interface Request {
+  id?: string;
+  query: Record<string, unknown>;
+  body?: unknown;
+  raw?: { text: string; type: string };
+  /** The query parameter a mutation broke. */
+  mutated?: string;
+}
+
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'];
+const SCHEDULE = '2026-12-01';
+/** State-dependent refusals a schema-valid request may meet (e.g. completing before joining). */
+const TOLERATED: Record<string, number[]> = {
+  'POST /api/v1/sessions/{id}/join': [409],
+  'POST /api/v1/sessions/{id}/leave': [409],
+  'POST /api/v1/sessions/{id}/complete': [409],
+  'POST /api/v1/tasks': [409],
+};
+
+type Mutation =
+  | { kind: 'wrong-type' | 'missing' | 'out-of-range' | 'odd-string' | 'huge-string'; pick: number; odd: string }
+  | { kind: 'extra-field' | 'not-object' | 'malformed-json' | 'not-json' | 'unknown-query' | 'bad-query' | 'bad-id'; pick: number; odd: string };
+
+const MUTATIONS = ['wrong-type', 'missing', 'out-of-range', 'odd-string', 'huge-string', 'extra-field', 'not-object', 'malformed-json', 'not-json', 'unknown-query', 'bad-query', 'bad-id'] as const;
+const BAD_IDS = ['0', '-1', 'abc', '1.5', '1e3', '0x10', '9007199254740993', 'x'.repeat(300), '%F0%9F%98%80', '%00'];
+
+describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
+  let t: TestApp;
+  let alice: Client;
+  let bob: Client;
+  let operations: Operation[];
+  let ajv: Ajv;
+  let problem: ValidateFunction;
+  let aliceSession: number;
+  let bobSession: number;
+  let aliceTask: string;
+  const counts = new Map<string, { ok: number; tolerated: number; rejected: number; skipped: number }>();
+  const count = (key: string, field: 'ok' | 'tolerated' | 'rejected' | 'skipped') => {
+    const c = counts.get(key) ?? { ok: 0, tolerated: 0, rejected: 0, skipped: 0 };
+    c[field]++;
+    counts.set(key, c);
+  };
+
+  const createSession = async (client: Client, extra: Record<string, unknown> = {}) => {
+    const res = await client.post<{ data: { id: number } }>('/api/v1/sessions', { org_id: 1, name: 'Fixture', type: 'standard', duration: 30, schedule: SCHEDULE, time: '9:00 AM', is_public: true, ...extra });
+    expect(res.status).toBe(201);
+    return res.body.data.id;
+  };
+  const createTask = async () => {
+    const res = await alice.post<{ data: { id: string } }>('/api/v1/tasks', { context: 'fixture', session_id: aliceSession });
+    expect(res.status).toBe(201);
+    return res.body.data.id;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    alice = await t.user('alice', [1, 2]);
+    bob = await t.user('bob', [1]);
+    aliceSession = await createSession(alice);
+    bobSession = await createSession(bob);
+    aliceTask = await createTask();
+    const doc = (await t.anonymous.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path' | 'key' | 'body'> & { requestBody?: { content: Record<string, { schema: Schema }> } }>> };
+    ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+    ajv.addSchema(doc, 'openapi');
+    problem = ajv.compile({ $ref: 'openapi#/components/schemas/Problem' });
+    operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({
+        method: method.toUpperCase(),
+        path,
+        key: `${method.toUpperCase()} ${path}`,
+        parameters: op.parameters ?? [],
+        body: op.requestBody?.content['application/json']?.schema,
+        responses: op.responses,
+      })),
+    );
+  });
+
+  afterAll(async () => {
+    const lines = [...counts].map(([k, c]) => `  ${k.padEnd(42)} valid 2xx ${c.ok}, tolerated ${c.tolerated}; invalid rejected ${c.rejected}, skipped ${c.skipped}`);
+    const total = [...counts.values()].reduce((s, c) => s + c.ok + c.tolerated + c.rejected, 0);
+    process.stdout.write(`[fuzz ${dialect}] seed=${SEED} runs/operation=${RUNS} requests=${total}\n${lines.join('\n')}\n`);
+    await t.close();
+  });
+
+  const resolve = (ref: string): Schema => ajv.getSchema(`openapi${ref}`)?.schema as Schema;
+
+  function requestArb(op: Operation): fc.Arbitrary<Request> {
+    const query = Object.fromEntries(op.parameters.filter((p) => p.in === 'query').map((p) => [p.name, valid(p.schema, resolve)]));
+    const required = op.parameters.filter((p) => p.in === 'query' && p.required === true).map((p) => p.name);
+    return fc.record({
+      query: fc.record(query, { requiredKeys: required }),
+      body: op.body === undefined ? fc.constant(undefined) : valid(op.body, resolve),
+    });
+  }
+
+  /** Substitutes fixtures for references and repairs cross-field rules the schema cannot express. */
+  async function prepare(op: Operation, request: Request): Promise<Request> {
+    const q = request.query;
+    const body = request.body as Record<string, unknown> | undefined;
+    const hasId = op.path.includes('{id}');
+    let id: string | undefined;
+    if (hasId && op.path.startsWith('/api/v1/sessions')) {
+      if (op.method === 'PUT' || op.method === 'DELETE') id = String(await createSession(alice));
+      else id = String(/join|leave|complete/.test(op.path) ? bobSession : aliceSession);
+      // Completing needs a participation first.
+      if (op.path.endsWith('/complete')) expect((await alice.post(`/api/v1/sessions/${bobSession}/join`)).status).toBe(200);
+    } else if (hasId) id = op.method === 'DELETE' ? await createTask() : aliceTask;
+    delete q.cursor;
+    if (op.key === 'GET /api/v1/sessions') {
+      if (q.org_id !== undefined) q.org_id = 1;
+      if (q.date !== undefined && (q.day_start !== undefined || q.day_ends !== undefined)) delete q.date;
+      if (q.day_ends !== undefined && q.day_start === undefined) delete q.day_ends;
+      if (q.day_start !== undefined && q.day_ends !== undefined) {
+        const span = daysBetween(q.day_start as string, q.day_ends as string);
+        if (span < 0 || span > 365) delete q.day_ends;
+      }
+    } else if (op.key === 'GET /api/v1/sessions/{id}/occurrences') {
+      q.to = addDays(q.from as string, Math.abs(Number(q.to?.toString().slice(-2) ?? 0)) % 60);
+    } else if (op.path.startsWith('/api/v1/sessions/{id}')) {
+      delete q.date;
+      if (q.scope !== undefined) q.scope = 'series';
+    }
+    if (body !== undefined && op.path.startsWith('/api/v1/sessions')) {
+      if (body.org_id !== undefined) body.org_id = 1;
+      if (Array.isArray(body.collaborator)) body.collaborator = body.collaborator.length === 0 ? [] : ['bob'];
+      if (typeof body.timezone === 'string') body.timezone = ZONES[body.timezone.length % ZONES.length];
+      if (body.is_recurring === 1 && body.occurrence == null) body.occurrence = 'daily';
+      const start = (body.recurring_start ?? body.schedule ?? SCHEDULE) as string;
+      if (typeof body.recurring_ends === 'string' && body.recurring_ends < start) body.recurring_ends = null;
+      const writable = Object.keys(op.body?.properties ?? {}).filter((k) => (op.body?.properties?.[k] as Schema).type !== undefined || (op.body?.properties?.[k] as Schema).anyOf !== undefined || (op.body?.properties?.[k] as Schema).enum !== undefined);
+      if (op.method === 'PUT' && !Object.keys(body).some((k) => writable.includes(k))) body.name = 'Renamed';
+    }
+    if (body !== undefined && op.path.startsWith('/api/v1/tasks')) {
+      if (body.session_id !== undefined && op.method === 'POST') body.session_id = aliceSession;
+      if ((body.source == null) !== (body.source_id == null)) {
+        body.source = null;
+        body.source_id = null;
+      }
+      if (op.method === 'PUT' && body.context === undefined && body.is_completed === undefined) body.is_completed = true;
+    }
+    return { ...request, ...(id === undefined ? {} : { id }) };
+  }
+
+  async function send(op: Operation, request: Request, client: Client = alice) {
+    const path = op.path.replace('{id}', request.id ?? '1');
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(request.query)) if (v !== undefined) params.append(k, typeof v === 'string' ? v : JSON.stringify(v));
+    const url = params.size === 0 ? path : `${path}?${params.toString()}`;
+    if (request.raw !== undefined) return client.request(op.method, url, request.raw.text, { 'content-type': request.raw.type });
+    if (request.body === undefined) return client.request(op.method, url, op.method === 'POST' ? {} : undefined);
+    return client.request(op.method, url, JSON.stringify(request.body));
+  }
+
+  const pointer = (...tokens: string[]) => tokens.map((x) => encodeURIComponent(x.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  const validators = new Map<string, ValidateFunction | undefined>();
+  /** The documented schema of a response, compiled by reference so that its `$ref`s resolve inside the document. */
+  const validator = (op: Operation, status: number): ValidateFunction | undefined => {
+    const key = `${op.key} ${status}`;
+    if (!validators.has(key)) {
+      const content = op.responses[String(status)]?.content;
+      const media = content === undefined ? undefined : ['application/json', 'application/problem+json'].find((m) => m in content);
+      validators.set(
+        key,
+        media === undefined ? undefined : ajv.compile({ $ref: `openapi#/${pointer('paths', op.path, op.method.toLowerCase(), 'responses', String(status), 'content', media, 'schema')}` }),
+      );
+    }
+    return validators.get(key);
+  };
+
+  it('answers every schema-valid request with a documented 2xx matching its schema', async () => {
+    expect(operations.length).toBeGreaterThanOrEqual(19);
+    for (const op of operations) {
+      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? alice : t.anonymous;
+      await fc.assert(
+        fc.asyncProperty(requestArb(op), async (generated) => {
+          const request = await prepare(op, structuredClone(generated));
+          const res = await send(op, request, client);
+          const documented = Object.keys(op.responses).map(Number);
+          const context = `${op.key} ${JSON.stringify(request).slice(0, 400)} → ${res.status} ${res.text.slice(0, 400)}`;
+          expect(documented, context).toContain(res.status);
+          if (res.status >= 200 && res.status < 300) {
+            const check = validator(op, res.status);
+            if (check !== undefined) expect(check(res.body), `${context}\n${JSON.stringify(check.errors)}`).toBe(true);
+            else expect(res.text, context).toBe('');
+            count(op.key, 'ok');
+          } else {
+            expect(TOLERATED[op.key] ?? [], context).toContain(res.status);
+            expect(problem(res.body), context).toBe(true);
+            count(op.key, 'tolerated');
+          }
+        }),
+        { seed: SEED, numRuns: RUNS, endOnFailure: true },
+      );
+      expect(counts.get(op.key)?.ok ?? 0, `${op.key}: no valid request succeeded`).toBeGreaterThan(0);
+    }
+  }, 240_000);
+
+  function mutate(op: Operation, request: Request, m: Mutation): Request | undefined {
+    const body = request.body as Record<string, unknown> | undefined;
+    const props = Object.entries(op.body?.properties ?? {}).filter(([, s]) => s.type !== undefined || s.anyOf !== undefined || s.enum !== undefined);
+    const pick = <T>(list: readonly T[]): T | undefined => (list.length === 0 ? undefined : list[m.pick % list.length]);
+    const bodyOnly = (b: unknown): Request | undefined => (op.body === undefined ? undefined : { ...request, body: b });
+    switch (m.kind) {
+      case 'wrong-type': {
+        const [name, schema] = pick(props) ?? [];
+        if (name === undefined || schema === undefined) return undefined;
+        const accepted = acceptedTypes(schema, resolve);
+        const wrong = Object.keys(SAMPLES).filter((type) => accepted !== undefined && !accepted.has(type));
+        const type = pick(wrong);
+        return type === undefined ? undefined : bodyOnly({ ...body, [name]: SAMPLES[type] });
+      }
+      case 'missing': {
+        const name = pick(op.body?.required ?? []);
+        if (name === undefined || body === undefined) return undefined;
+        const { [name]: _gone, ...rest } = body;
+        return bodyOnly(rest);
+      }
+      case 'out-of-range': {
+        const numeric = props.filter(([, s]) => [s.type].flat().includes('integer') && (s.minimum !== undefined || s.maximum !== undefined));
+        const [name, schema] = pick(numeric) ?? [];
+        if (name === undefined || schema === undefined) return undefined;
+        return bodyOnly({ ...body, [name]: m.pick % 2 === 0 && schema.maximum !== undefined ? schema.maximum + 1 : (schema.minimum ?? 0) - 1 });
+      }
+      case 'odd-string': {
+        const stringy = props.filter(([, s]) => s.enum !== undefined || s.format !== undefined || s.pattern !== undefined);
+        const [name] = pick(stringy) ?? [];
+        return name === undefined ? undefined : bodyOnly({ ...body, [name]: m.odd });
+      }
+      case 'huge-string': {
+        const strings = props.filter(([, s]) => [s.type].flat().includes('string'));
+        const [name, schema] = pick(strings) ?? [];
+        if (name === undefined || schema === undefined) return undefined;
+        return bodyOnly({ ...body, [name]: '\u00e9'.repeat(Math.min((schema.maxLength ?? 200_000) + 1, 400_000)) });
+      }
+      case 'extra-field':
+        return bodyOnly({ ...body, [`fuzz_${m.odd.length}_${m.pick}`]: m.odd });
+      case 'not-object':
+        return bodyOnly(pick([[], 42, 'text', null, true, [body]]));
+      case 'malformed-json':
+        return op.body === undefined ? undefined : { ...request, raw: { text: pick(['{"context":', '{,}', "{'a':1}", '\u0000', '{"a":1}}', '[']) ?? '{', type: 'application/json' } };
+      case 'not-json':
+        return op.body === undefined ? undefined : { ...request, raw: { text: JSON.stringify(body), type: pick(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) ?? 'text/plain' } };
+      case 'unknown-query':
+        return op.parameters.some((p) => p.in === 'query') ? { ...request, query: { ...request.query, [`fuzz${m.pick}`]: m.odd || 'x' } } : undefined;
+      case 'bad-query': {
+        const param = pick(op.parameters.filter((p) => p.in === 'query'));
+        if (param === undefined) return undefined;
+        const schema = param.schema;
+        const value = [schema.type].flat().includes('integer') ? pick(['abc', '1.5', '0x10', '1e3', ' 7', String((schema.maximum ?? 1e6) + 1), String((schema.minimum ?? 0) - 1)]) : [schema.type].flat().includes('boolean') ? 'maybe' : m.odd;
+        return { ...request, query: { ...request.query, [param.name]: value }, mutated: param.name };
+      }
+      case 'bad-id':
+        return op.path.includes('{id}') ? { ...request, id: pick(BAD_IDS) } : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  /** A mutated body or query that still passes the documented schema is not invalid: skip it. */
+  function stillValid(op: Operation, request: Request, m: Mutation): boolean {
+    if (['wrong-type', 'missing', 'out-of-range', 'odd-string', 'huge-string', 'extra-field', 'not-object'].includes(m.kind)) {
+      return op.body !== undefined && ajv.validate(op.body, request.body);
+    }
+    if (m.kind === 'bad-query') {
+      const text = new Ajv({ strict: false, coerceTypes: true });
+      addFormats.default(text);
+      const params = op.parameters.filter((p) => p.in === 'query');
+      const ok = text.validate(
+        { type: 'object', properties: Object.fromEntries(params.map((p) => [p.name, p.schema])) },
+        Object.fromEntries(Object.entries(request.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])),
+      );
+      // Ajv reads "1e3", "0x10" or " 7" as integers; the API does not, so those stay invalid.
+      const param = op.parameters.find((p) => p.name === request.mutated);
+      const raw = request.query[request.mutated ?? ''];
+      const value = typeof raw === 'string' ? raw : JSON.stringify(raw ?? '');
+      return ok && !([param?.schema.type].flat().includes('integer') && /^(?:0x|\s)|[eE.]/.test(value));
+    }
+    return false;
+  }
+
+  it('answers every invalid request with a documented 4xx problem+json', async () => {
+    const applicable = (op: Operation) =>
+      MUTATIONS.filter((k) =>
+        k === 'bad-id' ? op.path.includes('{id}') : k.endsWith('query') ? op.parameters.some((p) => p.in === 'query') : op.body !== undefined,
+      );
+    for (const op of operations) {
+      const kinds = applicable(op);
+      // Nothing to break in a request without parameters or body (health, readiness, /me).
+      if (kinds.length === 0) continue;
+      const mutation = fc.record({ kind: fc.constantFrom(...kinds), pick: fc.nat(1000), odd: fc.constantFrom(...ODD_STRINGS) }) as fc.Arbitrary<Mutation>;
+      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? alice : t.anonymous;
+      await fc.assert(
+        fc.asyncProperty(requestArb(op), mutation, async (generated, m) => {
+          const prepared = await prepare(op, structuredClone(generated));
+          const request = mutate(op, prepared, m);
+          if (request === undefined || stillValid(op, request, m)) {
+            count(op.key, 'skipped');
+            return;
+          }
+          const res = await send(op, request, client);
+          const context = `${op.key} ${m.kind} ${JSON.stringify(request).slice(0, 300)} → ${res.status} ${res.text.slice(0, 300)}`;
+          expect(res.status, context).toBeGreaterThanOrEqual(400);
+          expect(res.status, context).toBeLessThan(500);
+          expect(Object.keys(op.responses), context).toContain(String(res.status));
+          expect(String(res.headers['content-type']), context).toMatch(/^application\/problem\+json/);
+          expect(problem(res.body), `${context}\n${JSON.stringify(problem.errors)}`).toBe(true);
+          count(op.key, 'rejected');
+        }),
+        { seed: SEED, numRuns: RUNS * 2, endOnFailure: true },
+      );
+    }
+  }, 240_000);
+});

@@ -1,0 +1,231 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+
+/*
+ * Stateful model test: random sequences of session and task operations against
+ * the real API and a plain in-memory model; every listing must equal the model.
+ * Replay with FC_SEED; FC_RUNS sets the number of sequences.
+ */
+const SEED = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+const RUNS = Number(process.env.FC_RUNS ?? 20);
+
+interface ModelTask {
+  context: string;
+  is_completed: boolean;
+  source: string | null;
+  source_id: number | null;
+  session_id: number | null;
+}
+interface Model {
+  sessions: Map<number, string>;
+  tasks: Map<string, ModelTask>;
+}
+interface Real {
+  client: Client;
+  org: number;
+}
+
+const counts = new Map<string, number>();
+const tally = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
+const nth = <T>(items: Iterable<T>, pick: number): T | undefined => {
+  const list = [...items];
+  return list.length === 0 ? undefined : list[pick % list.length];
+};
+const text = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0);
+
+async function allPages<T>(client: Client, url: string): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = `${url}${url.includes('?') ? '&' : '?'}limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const res: Response<{ data: T[]; next_cursor: string | null }> = await client.get(page);
+    expect(res.status).toBe(200);
+    out.push(...res.body.data);
+    cursor = res.body.next_cursor;
+  } while (cursor !== null);
+  return out;
+}
+
+async function expectListingsEqualModel(m: Model, r: Real) {
+  const tasks = await allPages<{ id: string } & ModelTask>(r.client, '/api/v1/tasks');
+  expect(new Map(tasks.map((t) => [t.id, { context: t.context, is_completed: t.is_completed, source: t.source, source_id: t.source_id, session_id: t.session_id }]))).toEqual(m.tasks);
+  expect(tasks.map((t) => Number(t.id))).toEqual([...m.tasks.keys()].map(Number).sort((a, b) => a - b));
+  const sessions = await allPages<{ id: number; name: string }>(r.client, `/api/v1/sessions?org_id=${r.org}`);
+  expect(new Map(sessions.map((s) => [s.id, s.name]))).toEqual(m.sessions);
+}
+
+type Cmd = fc.AsyncCommand<Model, Real>;
+
+class CreateSession implements Cmd {
+  constructor(readonly name: string) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    tally('create session');
+    const res = await r.client.post<{ data: { id: number } }>('/api/v1/sessions', { org_id: r.org, name: this.name, type: 'standard', duration: 25, schedule: '2026-12-01', time: '9:00 AM' });
+    expect(res.status).toBe(201);
+    m.sessions.set(res.body.data.id, this.name.trim());
+  }
+  toString = () => `CreateSession(${JSON.stringify(this.name)})`;
+}
+
+class RenameSession implements Cmd {
+  constructor(readonly pick: number, readonly name: string) {}
+  check = (m: Readonly<Model>) => m.sessions.size > 0;
+  async run(m: Model, r: Real) {
+    tally('update session');
+    const id = nth(m.sessions.keys(), this.pick) as number;
+    const res = await r.client.put(`/api/v1/sessions/${id}`, { name: this.name });
+    expect(res.status).toBe(200);
+    m.sessions.set(id, this.name.trim());
+  }
+  toString = () => `RenameSession(${this.pick}, ${JSON.stringify(this.name)})`;
+}
+
+class DeleteSession implements Cmd {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => m.sessions.size > 0;
+  async run(m: Model, r: Real) {
+    tally('delete session');
+    const id = nth(m.sessions.keys(), this.pick) as number;
+    expect((await r.client.delete(`/api/v1/sessions/${id}`)).status).toBe(204);
+    m.sessions.delete(id);
+    // Tasks outlive their session, detached from it.
+    for (const t of m.tasks.values()) if (t.session_id === id) t.session_id = null;
+  }
+  toString = () => `DeleteSession(${this.pick})`;
+}
+
+class CreateTask implements Cmd {
+  constructor(readonly pick: number, readonly context: string, readonly completed: boolean) {}
+  check = (m: Readonly<Model>) => m.sessions.size > 0;
+  async run(m: Model, r: Real) {
+    tally('create task');
+    const sessionId = nth(m.sessions.keys(), this.pick) as number;
+    const res = await r.client.post<{ data: { id: string } }>('/api/v1/tasks', { context: this.context, session_id: sessionId, is_completed: this.completed });
+    expect(res.status).toBe(201);
+    m.tasks.set(res.body.data.id, { context: this.context.trim(), is_completed: this.completed, source: null, source_id: null, session_id: sessionId });
+  }
+  toString = () => `CreateTask(${this.pick}, ${JSON.stringify(this.context)}, ${this.completed})`;
+}
+
+class UpdateTask implements Cmd {
+  constructor(readonly pick: number, readonly context: string | undefined, readonly completed: boolean | undefined) {}
+  check = (m: Readonly<Model>) => m.tasks.size > 0;
+  async run(m: Model, r: Real) {
+    tally('update task');
+    const id = nth(m.tasks.keys(), this.pick) as string;
+    const body = { ...(this.context === undefined ? {} : { context: this.context }), ...(this.completed === undefined ? {} : { is_completed: this.completed }) };
+    const res = await r.client.put(`/api/v1/tasks/${id}`, body);
+    const task = m.tasks.get(id) as ModelTask;
+    if (Object.keys(body).length === 0) {
+      expect(res.status).toBe(422);
+      return;
+    }
+    expect(res.status).toBe(200);
+    if (this.context !== undefined) task.context = this.context.trim();
+    if (this.completed !== undefined) task.is_completed = this.completed;
+  }
+  toString = () => `UpdateTask(${this.pick}, ${JSON.stringify(this.context)}, ${this.completed})`;
+}
+
+class DeleteTask implements Cmd {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => m.tasks.size > 0;
+  async run(m: Model, r: Real) {
+    tally('delete task');
+    const id = nth(m.tasks.keys(), this.pick) as string;
+    expect((await r.client.delete(`/api/v1/tasks/${id}`)).status).toBe(204);
+    expect((await r.client.get(`/api/v1/tasks/${id}`)).status).toBe(404);
+    m.tasks.delete(id);
+  }
+  toString = () => `DeleteTask(${this.pick})`;
+}
+
+type Item = { context: string; source: string; source_id: number };
+
+class BulkImport implements Cmd {
+  constructor(readonly pick: number, readonly items: Item[], readonly poison: number | null) {}
+  check = (m: Readonly<Model>) => m.sessions.size > 0;
+  async run(m: Model, r: Real) {
+    tally(this.poison === null ? 'bulk import' : 'bulk import (rejected)');
+    const sessionId = nth(m.sessions.keys(), this.pick) as number;
+    const tasks = this.items.map((item, i) => (i === this.poison ? { ...item, context: '   ' } : item));
+    const res = await r.client.post<{ errors: { path: string }[]; meta: unknown; data: { id: string }[] }>('/api/v1/tasks/bulk', { session_id: sessionId, tasks });
+    if (this.poison !== null) {
+      // All or nothing: one bad item and no task changes.
+      expect(res.status).toBe(422);
+      expect(res.body.errors.map((e) => e.path)).toContain(`/tasks/${this.poison}/context`);
+      return;
+    }
+    expect(res.status).toBe(200);
+    const byKey = new Map([...m.tasks].filter(([, t]) => t.source !== null).map(([id, t]) => [`${t.source}/${t.source_id}`, id]));
+    const distinct = new Set(this.items.map((i) => `${i.source}/${i.source_id}`));
+    const created = [...distinct].filter((k) => !byKey.has(k)).length;
+    expect(res.body.meta).toEqual({ created, updated: distinct.size - created });
+    const returned = res.body.data;
+    expect(returned).toHaveLength(this.items.length);
+    this.items.forEach((item, i) => {
+      const id = (returned[i] as { id: string }).id;
+      const key = `${item.source}/${item.source_id}`;
+      if (byKey.has(key)) expect(id).toBe(byKey.get(key));
+      const existing = m.tasks.get(id);
+      // An update keeps the task's session and completion; the last duplicate's text wins.
+      if (existing !== undefined) existing.context = item.context.trim();
+      else m.tasks.set(id, { context: item.context.trim(), is_completed: false, source: item.source, source_id: item.source_id, session_id: sessionId });
+      byKey.set(key, id);
+    });
+  }
+  toString = () => `BulkImport(${this.pick}, ${JSON.stringify(this.items)}, poison=${this.poison})`;
+}
+
+class CheckListings implements Cmd {
+  check = () => true;
+  async run(m: Model, r: Real) {
+    tally('list');
+    await expectListingsEqualModel(m, r);
+  }
+  toString = () => 'CheckListings';
+}
+
+const item = fc.record({ context: text, source: fc.constantFrom('todoist', 'linear'), source_id: fc.nat(12) });
+const commands = [
+  text.map((n) => new CreateSession(n)),
+  fc.tuple(fc.nat(), text).map(([p, n]) => new RenameSession(p, n)),
+  fc.nat().map((p) => new DeleteSession(p)),
+  fc.tuple(fc.nat(), text, fc.boolean()).map(([p, c, done]) => new CreateTask(p, c, done)),
+  fc.tuple(fc.nat(), fc.option(text, { nil: undefined }), fc.option(fc.boolean(), { nil: undefined })).map(([p, c, done]) => new UpdateTask(p, c, done)),
+  fc.nat().map((p) => new DeleteTask(p)),
+  fc
+    .tuple(fc.nat(), fc.array(item, { minLength: 1, maxLength: 12 }), fc.option(fc.nat(), { nil: null }))
+    .map(([p, items, poison]) => new BulkImport(p, items, poison === null || poison % 4 !== 0 ? null : poison % items.length)),
+  fc.constant(new CheckListings()),
+];
+
+describeEachDialect('tasks and sessions against a model', (dialect) => {
+  let t: TestApp;
+  let run = 0;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(async () => {
+    process.stdout.write(`[model ${dialect}] seed=${SEED} sequences=${RUNS} commands: ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+    counts.clear();
+    await t.close();
+  });
+
+  it('keeps every listing equal to the model', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 40, size: 'large' }), async (cmds) => {
+        // Each sequence gets its own user and org, so sequences cannot see each other.
+        run++;
+        const org = 1000 + run;
+        const real: Real = { client: await t.user(`model-${run}`, [org]), org };
+        const model: Model = { sessions: new Map(), tasks: new Map() };
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        await expectListingsEqualModel(model, real);
+      }),
+      { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    );
+  }, 240_000);
+});
