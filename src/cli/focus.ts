@@ -2,7 +2,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { AdminInputError, addUser, issueToken, revokeToken } from '../features/auth/auth.service.js';
-import { startServer } from '../server.js';
 import { type Storage, openStorage } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrator.js';
 
@@ -12,7 +11,8 @@ const USAGE = `usage: focus <command>
   tokens issue <handle> [--name <label>] [--ttl 30d]
   tokens revoke <id>
   serve                                           serve the API (what npm start runs)
-Configuration comes from the environment: DATABASE_URL, PORT, HOST, LOG_LEVEL, RATE_LIMIT, REDIS_URL.`;
+Configuration comes from the environment: DATABASE_URL, PORT, HOST, LOG_LEVEL, RATE_LIMIT, REDIS_URL.
+Results are JSON on stdout; messages and logs go to stderr.`;
 
 class UsageError extends Error {}
 
@@ -21,15 +21,22 @@ function print(result: unknown): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-async function withStorage<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
+async function withStorage<T>(fn: (storage: Storage) => Promise<T>, options: { migrate: boolean } = { migrate: true }): Promise<T> {
   const config = loadConfig();
   const storage = openStorage(config.databaseUrl, { connectTimeoutMs: config.connectTimeoutMs, poolSize: 2 });
   try {
-    await migrateToLatest(storage);
+    if (options.migrate) await migrateToLatest(storage);
     return await fn(storage);
   } finally {
     await storage.close();
   }
+}
+
+/** A positive integer from its decimal text; anything else is reported as typed. */
+function positiveInteger(raw: string, what: string): number {
+  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) throw new AdminInputError(`${what} must be a positive integer: ${raw}`);
+  return value;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -45,40 +52,45 @@ async function main(argv: string[]): Promise<void> {
     },
   });
   const [command, sub, arg] = positionals;
-  if (values.help === true || command === undefined) {
+  if (values.help === true) {
     process.stderr.write(`${USAGE}\n`);
-    if (command === undefined && values.help !== true) process.exitCode = 2;
     return;
   }
+  if (command === undefined) throw new UsageError('missing command');
   const expectArgs = (n: number) => {
     if (positionals.length !== n) throw new UsageError(`wrong number of arguments for "${positionals.slice(0, 2).join(' ')}"`);
   };
   switch (`${command}${sub === undefined ? '' : ` ${sub}`}`) {
     case 'migrate': {
       expectArgs(1);
-      print({ applied: await withStorage(migrateToLatest) });
+      // Not pre-migrated: the result lists what this run applied.
+      print({ applied: await withStorage(migrateToLatest, { migrate: false }) });
       return;
     }
     case 'users add': {
       expectArgs(3);
-      const orgs = (values.org ?? []).map((o) => (/^\d+$/.test(o) ? Number(o) : Number.NaN));
+      const orgs = (values.org ?? []).map((o) => positiveInteger(o, 'org id'));
       print(await withStorage((s) => addUser(s, arg as string, orgs)));
       return;
     }
     case 'tokens issue': {
       expectArgs(3);
+      if (values.name !== undefined && values.name.trim() === '') throw new AdminInputError('--name must not be empty');
       print(await withStorage((s) => issueToken(s, arg as string, { name: values.name, ttl: values.ttl })));
       return;
     }
     case 'tokens revoke': {
       expectArgs(3);
-      const id = /^\d+$/.test(arg as string) ? Number(arg) : Number.NaN;
+      const id = positiveInteger(arg as string, 'token id');
       print(await withStorage((s) => revokeToken(s, id)));
       return;
     }
     case 'serve': {
       expectArgs(1);
-      await startServer(loadConfig());
+      const config = loadConfig();
+      // Loaded on demand: the admin commands need no HTTP stack and start faster without it.
+      const { startServer } = await import('../server.js');
+      await startServer(config);
       return;
     }
     default:
@@ -86,11 +98,20 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const known = error instanceof UsageError || error instanceof AdminInputError || error instanceof ConfigError ||
-    (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+function describeError(error: unknown): { message: string; known: boolean } {
   const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof UsageError ? ' (focus --help lists the commands)' : '';
-  process.stderr.write(`focus: ${known ? message : `failed: ${message}`}${hint}\n`);
+  if (error instanceof UsageError) return { message: `${message} (focus --help lists the commands)`, known: true };
+  if (error instanceof AdminInputError || error instanceof ConfigError) return { message, known: true };
+  if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+    // node:util's own text suggests `--` tricks that do not apply here; keep its first sentence.
+    return { message: `${message.split(/\.\s/)[0]?.replace(/\.$/, '')} (focus --help lists the commands)`, known: true };
+  }
+  return { message: `failed: ${message}`, known: false };
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const { message, known } = describeError(error);
+  // One line, whatever the error text holds: scripts read the first line of stderr.
+  process.stderr.write(`focus: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(known ? 2 : 1);
 });

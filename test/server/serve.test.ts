@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { openStorage } from '../../src/storage/database.js';
+import { type CliResult, FOCUS_BIN, buildOnce, focusBin } from '../cli/build.helper.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+
+/*
+ * `focus serve` as a real process on a real port and a SQLite file: what `npm start`
+ * runs. One server goes through first run, logging and graceful shutdown in order.
+ */
+
+type LogLine = Record<string, unknown> & { msg?: string; reqId?: string; level: number };
+
+class Server {
+  readonly stdout: string[] = [];
+  readonly stderrText: string[] = [];
+  readonly exited: Promise<number | null>;
+  private readonly child: ChildProcess;
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, [FOCUS_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.stdout.push(chunk));
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrText.push(chunk));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Every complete stderr line, parsed; a line that is not JSON fails the test. */
+  get logs(): LogLine[] {
+    const lines = this.stderrText.join('').split('\n');
+    lines.pop();
+    return lines.map((line) => {
+      try {
+        return JSON.parse(line) as LogLine;
+      } catch {
+        throw new Error(`log line is not JSON: ${line}`);
+      }
+    });
+  }
+
+  async waitForLog(predicate: (line: LogLine) => boolean, what: string, timeoutMs = 45_000): Promise<LogLine> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.logs.find(predicate);
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`no log line for ${what}; stderr:\n${this.stderrText.join('')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+}
+
+beforeAll(buildOnce, 180_000);
+
+describe('focus serve', () => {
+  let database: TestDatabase;
+  let server: Server;
+  let base: string;
+  let token: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    server = new Server({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', RATE_LIMIT: '0' });
+    const ready = await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('focus serving'), 'startup');
+    base = ready.address as string;
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.kill('SIGKILL');
+    await database?.drop();
+  });
+
+  it('starts on an empty database: says which, how to create a user and token, and answers health checks', async () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const started = server.logs.find((l) => l.msg?.startsWith('focus serving'));
+    expect(started?.database).toBe(database.url);
+    const hint = await server.waitForLog((l) => l.hint === 'first-run', 'first-run hint');
+    expect(hint.level).toBe(40);
+    expect(hint.msg).toContain('npx focus users add <handle> --org <org_id>');
+    expect(hint.msg).toContain('npx focus tokens issue <handle>');
+    expect(hint.msg).toContain(`${base}/api/v1/me`);
+
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready' });
+    // Results and logs are kept apart: serve has no result, so stdout stays empty.
+    expect(server.stdout.join('')).toBe('');
+  });
+
+  it('logs JSON with a request id and never the token', async () => {
+    const storage = openStorage(database.url);
+    try {
+      await addUser(storage, 'alice', [1]);
+      token = (await issueToken(storage, 'alice')).token;
+    } finally {
+      await storage.close();
+    }
+    const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${token}`, 'x-request-id': 'serve-test-me' } });
+    expect(me.status).toBe(200);
+    expect(me.headers.get('x-request-id')).toBe('serve-test-me');
+    const bad = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${token.slice(0, -1)}X` } });
+    expect(bad.status).toBe(401);
+    const badId = bad.headers.get('x-request-id');
+    expect(badId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const completed = await server.waitForLog((l) => l.reqId === 'serve-test-me' && l.msg === 'request completed', 'request log');
+    expect((completed.res as { statusCode: number }).statusCode).toBe(200);
+    await server.waitForLog((l) => l.reqId === badId && l.msg === 'request completed', 'the 401 request log');
+    const all = server.stderrText.join('');
+    expect(all).not.toContain(token.slice(4));
+    expect(all).not.toContain(token.slice(4, -1));
+  });
+
+  it('on SIGTERM lets an in-flight bulk import finish, refuses new work and exits 0', async () => {
+    const created = await fetch(`${base}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: 1, name: 'Deep work', type: 'standard', duration: 50, schedule: '2026-12-01', time: '9:00 AM' }),
+    });
+    expect(created.status).toBe(201);
+    const sessionId = ((await created.json()) as { data: { id: number } }).data.id;
+
+    const tasks = Array.from({ length: 1000 }, (_, i) => ({ context: `Imported task ${i}`, source: 'todoist', source_id: i }));
+    const body = Buffer.from(JSON.stringify({ session_id: sessionId, tasks }));
+    const half = Math.floor(body.length / 2);
+    const { port } = new URL(base);
+
+    // Half of the body now, the rest only once shutdown has begun: the request is
+    // certainly in flight when SIGTERM arrives.
+    let sendRest = (): void => undefined;
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/tasks/bulk',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': String(body.length),
+            'x-request-id': 'serve-test-bulk',
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, half));
+      sendRest = () => req.end(body.subarray(half));
+    });
+
+    await server.waitForLog((l) => l.reqId === 'serve-test-bulk' && l.msg === 'incoming request', 'the bulk request arriving');
+    server.kill('SIGTERM');
+    await server.waitForLog((l) => l.msg?.startsWith('shutting down') === true, 'shutdown start');
+
+    // New work is turned away while the import is still open.
+    const late = await fetch(`${base}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
+    expect([503, 'refused']).toContain(late);
+
+    sendRest();
+    const result = await response;
+    expect(result.status, result.body).toBe(200);
+    expect((JSON.parse(result.body) as { meta: unknown }).meta).toEqual({ created: 1000, updated: 0 });
+    expect(await server.exited).toBe(0);
+
+    const logs = server.logs;
+    const order = (msg: string) => logs.findIndex((l) => l.msg?.startsWith(msg) === true);
+    const bulkDone = logs.findIndex((l) => l.reqId === 'serve-test-bulk' && l.msg === 'request completed');
+    expect(order('shutting down')).toBeLessThan(bulkDone);
+    expect(bulkDone).toBeLessThan(order('shut down cleanly'));
+    expect(server.stderrText.join('')).not.toContain(token.slice(4));
+
+    // Everything the import said it wrote is there.
+    const storage = openStorage(database.url);
+    try {
+      const row = await storage.db
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('source', '=', 'todoist')
+        .executeTakeFirstOrThrow();
+      expect(Number(row.n)).toBe(1000);
+    } finally {
+      await storage.close();
+    }
+  }, 60_000);
+});
+
+describe('focus serve with invalid configuration', () => {
+  const expectRefusal = (result: CliResult, variable: string) => {
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n').filter((l) => l !== '');
+    expect(lines, result.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^focus: invalid configuration: .*${variable}`));
+  };
+
+  it('refuses to start with one clear line and a non-zero exit', async () => {
+    const [port, url, level] = await Promise.all([
+      focusBin({ DATABASE_URL: 'sqlite::memory:', PORT: 'abc' }, 'serve'),
+      focusBin({ DATABASE_URL: 'mysql://x', PORT: '0' }, 'serve'),
+      focusBin({ DATABASE_URL: 'sqlite::memory:', PORT: '0', LOG_LEVEL: 'loud' }, 'serve'),
+    ]);
+    expectRefusal(port, 'PORT');
+    expectRefusal(url, 'DATABASE_URL');
+    expectRefusal(level, 'LOG_LEVEL');
+  }, 60_000);
+});
