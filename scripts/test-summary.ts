@@ -3,7 +3,10 @@
  * PostgreSQL run that quietly did nothing is visible. Under CI=true it fails when no
  * PostgreSQL test ran or any was skipped.
  *
- *   node --import tsx scripts/test-summary.ts <vitest-json-report>
+ *   node --import tsx scripts/test-summary.ts <vitest-json-report> [<another-report> …]
+ *
+ * Several reports are merged: a test skipped in one run (e.g. the PostgreSQL stop
+ * test in the parallel run) counts as covered when another run passed it.
  */
 import { readFileSync } from 'node:fs';
 
@@ -19,23 +22,35 @@ interface Report {
 type Bucket = 'sqlite' | 'postgres' | 'no database';
 const bucketOf = (name: string): Bucket => (name.includes('[postgres]') ? 'postgres' : name.includes('[sqlite]') ? 'sqlite' : 'no database');
 
-function main(path: string | undefined): number {
-  if (path === undefined) {
-    process.stderr.write('usage: test-summary <vitest-json-report>\n');
+const rank: Record<string, number> = { failed: 3, passed: 2, skipped: 1 };
+
+function main(paths: string[]): number {
+  if (paths.length === 0) {
+    process.stderr.write('usage: test-summary <vitest-json-report> [<another-report> …]\n');
     return 2;
   }
-  const report = JSON.parse(readFileSync(path, 'utf8')) as Report;
+  const reports = paths.map((p) => JSON.parse(readFileSync(p, 'utf8')) as Report);
+  // One status per test: a failure anywhere wins, then a pass, then a skip.
+  const merged = new Map<string, string>();
+  for (const report of reports) {
+    for (const file of report.testResults) {
+      for (const test of file.assertionResults) {
+        const key = `${file.name}\u0000${test.fullName}`;
+        const status = test.status === 'pending' || test.status === 'todo' ? 'skipped' : test.status;
+        const previous = merged.get(key);
+        if (previous === undefined || (rank[status] ?? 0) > (rank[previous] ?? 0)) merged.set(key, status);
+      }
+    }
+  }
   const counts = new Map<Bucket, Record<string, number>>();
   const skippedPostgres: string[] = [];
-  for (const file of report.testResults) {
-    for (const test of file.assertionResults) {
-      const bucket = bucketOf(test.fullName);
-      const status = test.status === 'pending' || test.status === 'todo' ? 'skipped' : test.status;
-      const row = counts.get(bucket) ?? {};
-      row[status] = (row[status] ?? 0) + 1;
-      counts.set(bucket, row);
-      if (bucket === 'postgres' && status === 'skipped') skippedPostgres.push(test.fullName);
-    }
+  for (const [key, status] of merged) {
+    const fullName = key.split('\u0000')[1] ?? key;
+    const bucket = bucketOf(fullName);
+    const row = counts.get(bucket) ?? {};
+    row[status] = (row[status] ?? 0) + 1;
+    counts.set(bucket, row);
+    if (bucket === 'postgres' && status === 'skipped') skippedPostgres.push(fullName);
   }
   const line = (bucket: Bucket) => {
     const row = counts.get(bucket) ?? {};
@@ -50,7 +65,9 @@ function main(path: string | undefined): number {
     if (skippedPostgres.length > 0) problems.push(`PostgreSQL tests skipped in CI:\n    ${skippedPostgres.join('\n    ')}`);
   }
   for (const p of problems) process.stdout.write(`test-summary: FAIL ${p}\n`);
-  return problems.length === 0 && report.success ? 0 : 1;
+  const total = (status: string) => [...counts.values()].reduce((n, row) => n + (row[status] ?? 0), 0);
+  process.stdout.write(`tests: ${total('passed')} passed, ${total('failed')} failed, ${total('skipped')} skipped\n`);
+  return problems.length === 0 && reports.every((r) => r.success) ? 0 : 1;
 }
 
-process.exit(main(process.argv[2]));
+process.exit(main(process.argv.slice(2)));
