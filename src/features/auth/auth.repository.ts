@@ -15,23 +15,6 @@ export interface TokenLookup {
   lastUsedAt: string | null;
 }
 
-export async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenLookup | undefined> {
-  const row = await db
-    .selectFrom('tokens')
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .select([
-      'tokens.id as tokenId',
-      'users.id as userId',
-      'users.handle as handle',
-      'tokens.expires_at as expiresAt',
-      'tokens.revoked_at as revokedAt',
-      'tokens.last_used_at as lastUsedAt',
-    ])
-    .where('tokens.token_hash', '=', tokenHash)
-    .executeTakeFirst();
-  return row;
-}
-
 /**
  * The token, its user and the user's orgs in one statement (one row per org): every
  * authenticated request runs this, and a second round trip for the orgs cost as much

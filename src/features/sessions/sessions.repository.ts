@@ -39,6 +39,18 @@ function applyFilters(query: SessionQuery, user: AuthenticatedUser, f: SessionFi
   return q;
 }
 
+/** The listing order (starts_at, id), resumed after a cursor's key. */
+function pageAfter(q: SessionQuery, after: { startsAt: string; id: number } | undefined, limit: number): SessionQuery {
+  const ordered = q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit);
+  if (after === undefined) return ordered;
+  return ordered.where((eb) =>
+    eb.or([
+      eb('sessions.starts_at', '>', after.startsAt),
+      eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
+    ]),
+  );
+}
+
 export async function findVisibleSession(db: Db, user: AuthenticatedUser, id: number): Promise<SessionWithCreator | undefined> {
   return baseQuery(db).where('sessions.id', '=', id).where(visibleTo(user)).executeTakeFirst();
 }
@@ -57,16 +69,8 @@ export async function listSessions(
   after: { startsAt: string; id: number } | undefined,
   limit: number,
 ): Promise<SessionWithCreator[]> {
-  let q = applyFilters(baseQuery(db), user, f, dialect);
-  if (after !== undefined) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('sessions.starts_at', '>', after.startsAt),
-        eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
-      ]),
-    );
-  }
-  return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
+  const q = applyFilters(baseQuery(db), user, f, dialect);
+  return pageAfter(q, after, limit).execute();
 }
 
 /** One-off sessions whose local day is in [from, to]. */
@@ -80,19 +84,11 @@ export async function listOneOffInRange(
   after: { startsAt: string; id: number } | undefined,
   limit: number,
 ): Promise<SessionWithCreator[]> {
-  let q = applyFilters(baseQuery(db), user, f, dialect)
+  const q = applyFilters(baseQuery(db), user, f, dialect)
     .where('sessions.is_recurring', '=', 0)
     .where('sessions.schedule', '>=', from)
     .where('sessions.schedule', '<=', to);
-  if (after !== undefined) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('sessions.starts_at', '>', after.startsAt),
-        eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
-      ]),
-    );
-  }
-  return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
+  return pageAfter(q, after, limit).execute();
 }
 
 /** Series that may have an occurrence in [from, to]. */
