@@ -13,6 +13,7 @@ import { execSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
+import { buildOnce } from '../test/helpers/server-process.js';
 import { judge, runOutageDrill, summarize } from '../test/multi-instance/outage-drill.js';
 
 const RECOVERY_BUDGET_MS = 10_000;
@@ -47,6 +48,7 @@ async function main(): Promise<number> {
     process.stderr.write('pg-restart-check: TEST_DATABASE_URL is not set\n');
     return 2;
   }
+  await buildOnce();
   const stop = process.env.FOCUS_PG_STOP_CMD ?? cluster('stop -m fast');
   const start = process.env.FOCUS_PG_START_CMD ?? cluster('start');
   const schema = `restart_${randomUUID().replace(/-/g, '').slice(0, 12)}`;

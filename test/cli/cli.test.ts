@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
-import { type CliResult, buildOnce, focus, focusBin } from './build.helper.js';
+import { type CliResult, buildOnce, focus, focusBin } from '../helpers/server-process.js';
 
 /*
  * The admin CLI as an operator runs it: `npx focus …` in the repository root, the

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { OPS, type Op, Ledger, type Target, runWriter, verify } from './workload.js';
-import { type ServerProcess, cli, ensureBuilt, startServer } from './server-process.js';
+import { type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
 
 /*
  * Real `focus serve` processes, killed at random moments. Replay a schedule with
@@ -28,16 +28,16 @@ const roundArb = fc.record({
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function setUp(database: TestDatabase) {
+async function setUp(database: TestDatabase) {
   // info: the "listening at" line tells the port.
   const env = { DATABASE_URL: database.url, LOG_LEVEL: 'info', RATE_LIMIT: '0' };
-  cli(env, 'users', 'add', 'writer', '--org', '1');
-  const { token } = cli(env, 'tokens', 'issue', 'writer') as { token: string };
+  await focusJson(env, 'users', 'add', 'writer', '--org', '1');
+  const { token } = (await focusJson(env, 'tokens', 'issue', 'writer')) as { token: string };
   return { env, token };
 }
 
 async function createSession(server: ServerProcess, token: string): Promise<number> {
-  const res = await fetch(`${server.base}/api/v1/sessions`, {
+  const res = await fetch(`${server.url}/api/v1/sessions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ org_id: 1, name: 'Import target', type: 'standard', duration: 30, schedule: '2026-12-01', time: '9:00 AM' }),
@@ -53,9 +53,7 @@ function report(name: string, ledger: Ledger, extra = '') {
   );
 }
 
-beforeAll(async () => {
-  await ensureBuilt();
-}, 180_000);
+beforeAll(buildOnce, 180_000);
 
 describe('SIGKILL during writes [sqlite]', () => {
   let database: TestDatabase;
@@ -65,7 +63,7 @@ describe('SIGKILL during writes [sqlite]', () => {
   afterAll(() => database.drop());
 
   it('keeps every acknowledged write, applies no import by halves, and passes integrity_check', async () => {
-    const { env, token } = setUp(database);
+    const { env, token } = await setUp(database);
     const rounds: Round[] = fc.sample(roundArb, { seed: SEED, numRuns: ROUNDS });
     const ledger = new Ledger();
     let sessionId = 0;
@@ -73,20 +71,20 @@ describe('SIGKILL during writes [sqlite]', () => {
       for (const [i, round] of rounds.entries()) {
         const server = await startServer(env);
         if (i === 0) sessionId = await createSession(server, token);
-        const target: Target = { base: server.base, token, sessionId };
+        const target: Target = { base: server.url, token, sessionId };
         const stop = { now: false, onNoAnswer: 'stop' as const };
         const writers = round.ops.map((ops, w) => runWriter(() => target, ledger, w, ops, stop));
         await sleep(round.killAfterMs);
-        server.child.kill('SIGKILL');
+        server.kill('SIGKILL');
         expect(await server.exited).toBe('SIGKILL');
         stop.now = true;
         await Promise.all(writers);
       }
       // The last restart must come up cleanly on whatever the kills left behind.
       const last = await startServer(env);
-      const ready = await fetch(`${last.base}/readyz`);
+      const ready = await fetch(`${last.url}/readyz`);
       expect(ready.status).toBe(200);
-      last.child.kill('SIGTERM');
+      last.kill('SIGTERM');
       expect(await last.exited).toBe(0);
     } finally {
       report('sqlite SIGKILL', ledger, ` rounds=${ROUNDS}`);
@@ -114,7 +112,7 @@ describe('SIGTERM with requests in flight [sqlite]', () => {
   afterAll(() => database.drop());
 
   it('lets in-flight requests finish, refuses new ones, then exits 0', async () => {
-    const { env, token } = setUp(database);
+    const { env, token } = await setUp(database);
     const server = await startServer({ ...env, LOG_LEVEL: 'info' });
     const sessionId = await createSession(server, token);
     const bodies = [0, 1, 2].map((b) =>
@@ -122,7 +120,7 @@ describe('SIGTERM with requests in flight [sqlite]', () => {
     );
     // Each request sends half its body, so it is provably in flight when SIGTERM arrives.
     const pending = bodies.map((body) => {
-      const req = request(`${server.base}/api/v1/tasks/bulk`, {
+      const req = request(`${server.url}/api/v1/tasks/bulk`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       });
@@ -138,14 +136,14 @@ describe('SIGTERM with requests in flight [sqlite]', () => {
       return { req, rest: body.slice(body.length / 2), answer };
     });
     // Wait until the server has seen all three requests arrive.
-    for (let waited = 0; (server.output().match(/"url":"\/api\/v1\/tasks\/bulk"/g)?.length ?? 0) < 3; waited += 20) {
-      if (waited > 10_000) throw new Error(`requests never arrived:\n${server.output()}`);
+    for (let waited = 0; (server.output.join('\n').match(/"url":"\/api\/v1\/tasks\/bulk"/g)?.length ?? 0) < 3; waited += 20) {
+      if (waited > 10_000) throw new Error(`requests never arrived:\n${server.output.join('\n')}`);
       await sleep(20);
     }
-    server.child.kill('SIGTERM');
+    server.kill('SIGTERM');
     await sleep(300);
     // The listener is closed: a new connection is refused (or answered 503 while closing).
-    const late = await fetch(`${server.base}/healthz`).then((r) => r.status, () => 'refused');
+    const late = await fetch(`${server.url}/healthz`).then((r) => r.status, () => 'refused');
     expect(['refused', 503]).toContain(late);
     for (const p of pending) p.req.end(p.rest);
     const answers = await Promise.all(pending.map((p) => p.answer));
@@ -191,7 +189,7 @@ describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes 
 
   it('answers 503 (never 500) while the database is down, recovers, and keeps every acknowledged write', async () => {
     const { stop: stopCmd, start: startCmd } = pgCommands();
-    const { env, token } = setUp(database);
+    const { env, token } = await setUp(database);
     const server = await startServer({ ...env, DB_CONNECT_TIMEOUT_MS: '1000' });
     const sessionId = await createSession(server, token);
     const ledger = new Ledger();
@@ -199,20 +197,20 @@ describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes 
     const outageStatuses: number[] = [];
     try {
       for (const round of rounds) {
-        const target: Target = { base: server.base, token, sessionId };
+        const target: Target = { base: server.url, token, sessionId };
         const stop = { now: false, onNoAnswer: 'retry' as const };
         const writers = round.ops.map((ops, w) => runWriter(() => target, ledger, w, ops, stop));
         await sleep(round.killAfterMs);
         execSync(stopCmd, { stdio: 'pipe' });
         try {
           await sleep(1000);
-          const during = await fetch(`${server.base}/readyz`);
+          const during = await fetch(`${server.url}/readyz`);
           outageStatuses.push(during.status);
         } finally {
           execSync(startCmd, { stdio: 'pipe' });
         }
         // The pool replaces its dead connections: readiness comes back without a restart.
-        for (let waited = 0; (await fetch(`${server.base}/readyz`)).status !== 200; waited += 200) {
+        for (let waited = 0; (await fetch(`${server.url}/readyz`)).status !== 200; waited += 200) {
           if (waited > 20_000) throw new Error('the server did not recover after PostgreSQL came back');
           await sleep(200);
         }
@@ -220,11 +218,11 @@ describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes 
         stop.now = true;
         await Promise.all(writers);
       }
-      expect(server.child.exitCode).toBeNull();
-      server.child.kill('SIGTERM');
+      expect(server.running).toBe(true);
+      server.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     } finally {
-      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      if (server.running) server.kill('SIGKILL');
       report('postgres immediate stop', ledger, ` readyz during outage: ${outageStatuses.join(',')}`);
     }
     expect(outageStatuses.every((s) => s === 503)).toBe(true);

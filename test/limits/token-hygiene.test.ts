@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +9,7 @@ import { generateToken, hashToken } from '../../src/features/auth/auth.token.js'
 import { type Storage, openStorage } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
+import { startServer } from '../helpers/server-process.js';
 
 /** Counts every statement the app sends, through Kysely's own plugin interface. */
 function countingStorage(storage: Storage): { storage: Storage; queries: () => number } {
@@ -105,33 +105,6 @@ describeEachDialect('token hygiene', (dialect) => {
   });
 });
 
-/** Starts the real CLI (`focus serve`) on a free port and collects everything it writes. */
-function serve(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/focus.ts', 'serve'], {
-    env: { ...process.env, PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
-    const poll = setInterval(() => {
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (match !== null) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve({ child, port: Number(match[1]), output: () => out });
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
-    });
-  });
-}
-
 describeEachDialect('tokens in logs', (dialect) => {
   it('never writes a token to the logs, even at trace level', async () => {
     const database = await createTestDatabase(dialect);
@@ -140,9 +113,10 @@ describeEachDialect('tokens in logs', (dialect) => {
     await addUser(storage, 'alice', [1]);
     const token = (await issueToken(storage, 'alice')).token;
     await storage.close();
-    const { child, port, output } = await serve({ DATABASE_URL: database.url, LOG_LEVEL: 'trace', RATE_LIMIT: '600' });
+    // Straight from the sources: this suite needs no build.
+    const server = await startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'trace', RATE_LIMIT: '600' }, { from: 'source' });
     try {
-      const base = `http://127.0.0.1:${port}`;
+      const base = server.url;
       const auth = (t: string) => ({ authorization: `Bearer ${t}` });
       expect((await fetch(`${base}/api/v1/me`, { headers: auth(token) })).status).toBe(200);
       const typo = `${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`;
@@ -150,12 +124,10 @@ describeEachDialect('tokens in logs', (dialect) => {
       expect((await fetch(`${base}/api/v1/sessions`, { method: 'POST', headers: { ...auth(token), 'content-type': 'application/json' }, body: '{bad' })).status).toBe(400);
       expect((await fetch(`${base}/api/v1/nope`, { headers: auth(token) })).status).toBe(404);
     } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       await database.drop();
     }
-    const logs = output();
+    const logs = server.output.join('\n');
     // The capture is real: every request was logged.
     expect(logs.match(/"msg":"incoming request"/g)?.length).toBeGreaterThanOrEqual(4);
     expect(logs).toContain('/api/v1/me');

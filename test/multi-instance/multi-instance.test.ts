@@ -3,7 +3,8 @@ import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
-import { type HttpResult, type ServerProcess, http, inParallel, startServerProcess } from './server-process.js';
+import { type HttpResult, http, inParallel } from '../helpers/http.js';
+import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
 
 /*
  * Two real `focus serve` processes on one database (a PostgreSQL schema, or one SQLite
@@ -28,7 +29,7 @@ const PLAIN_TASKS = 40;
 
 async function openWorld(database: TestDatabase, instances: number): Promise<World> {
   // Started together, so that their migrations race as they would in a rolling deploy.
-  const servers = await Promise.all(Array.from({ length: instances }, () => startServerProcess(database.url)));
+  const servers = await Promise.all(Array.from({ length: instances }, () => startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' })));
   const storage = openStorage(database.url);
   try {
     await migrateToLatest(storage);
@@ -107,6 +108,8 @@ async function snapshot(world: World, token: string) {
   } while (cursor !== null);
   return rows.sort((a, b) => (a.context < b.context ? -1 : a.context > b.context ? 1 : 0));
 }
+
+beforeAll(buildOnce, 180_000);
 
 describeEachDialect('two server processes on one database', (dialect) => {
   const databases: TestDatabase[] = [];

@@ -1,7 +1,8 @@
 import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrator.js';
-import { type HttpResult, http, startServerProcess } from './server-process.js';
+import { type HttpResult, http } from '../helpers/http.js';
+import { startServer } from '../helpers/server-process.js';
 
 /*
  * A database outage under load, seen from outside: a real `focus serve` process takes a
@@ -46,7 +47,7 @@ export async function runOutageDrill(options: {
     await storage.close();
   }
   // Fail fast: a request should not wait long for a connection that is not coming.
-  const server = await startServerProcess(options.databaseUrl, { DB_CONNECT_TIMEOUT_MS: '1000', ...options.env });
+  const server = await startServer({ DATABASE_URL: options.databaseUrl, RATE_LIMIT: '0', DB_CONNECT_TIMEOUT_MS: '1000', ...options.env });
   const observations: Observation[] = [];
   let phase: Observation['phase'] = 'before';
   let running = true;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { buildOnce } from '../helpers/server-process.js';
 import { judge, runOutageDrill, summarize } from './outage-drill.js';
 
 /*
@@ -20,6 +21,8 @@ describe.skipIf(!enabled)('database outage under load [postgres]', () => {
   let database: TestDatabase;
   let admin: pg.Client;
   let serviceUrl: string;
+
+  beforeAll(buildOnce, 180_000);
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');

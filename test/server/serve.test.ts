@@ -1,70 +1,26 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
-import { type CliResult, FOCUS_BIN, buildOnce, focusBin } from '../cli/build.helper.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type CliResult, type ServerProcess, buildOnce, focusBin, startServer } from '../helpers/server-process.js';
 
 /*
  * `focus serve` as a real process on a real port and a SQLite file: what `npm start`
  * runs. One server goes through first run, logging and graceful shutdown in order.
  */
 
-type LogLine = Record<string, unknown> & { msg?: string; reqId?: string; level: number };
-
-class Server {
-  readonly stdout: string[] = [];
-  readonly stderrText: string[] = [];
-  readonly exited: Promise<number | null>;
-  private readonly child: ChildProcess;
-
-  constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, [FOCUS_BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.stdout.push(chunk));
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.stderrText.push(chunk));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  /** Every complete stderr line, parsed; a line that is not JSON fails the test. */
-  get logs(): LogLine[] {
-    const lines = this.stderrText.join('').split('\n');
-    lines.pop();
-    return lines.map((line) => {
-      try {
-        return JSON.parse(line) as LogLine;
-      } catch {
-        throw new Error(`log line is not JSON: ${line}`);
-      }
-    });
-  }
-
-  async waitForLog(predicate: (line: LogLine) => boolean, what: string, timeoutMs = 45_000): Promise<LogLine> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.logs.find(predicate);
-      if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`no log line for ${what}; stderr:\n${this.stderrText.join('')}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
-  kill(signal: NodeJS.Signals): void {
-    this.child.kill(signal);
-  }
-}
-
 beforeAll(buildOnce, 180_000);
 
 describe('focus serve', () => {
   let database: TestDatabase;
-  let server: Server;
+  let server: ServerProcess;
   let base: string;
   let token: string;
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
-    server = new Server({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', RATE_LIMIT: '0' });
+    server = await startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', RATE_LIMIT: '0' });
     const ready = await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('focus serving'), 'startup');
     base = ready.address as string;
   }, 60_000);
@@ -76,7 +32,7 @@ describe('focus serve', () => {
 
   it('starts on an empty database: says which, how to create a user and token, and answers health checks', async () => {
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const started = server.logs.find((l) => l.msg?.startsWith('focus serving'));
+    const started = server.logs().find((l) => l.msg?.startsWith('focus serving'));
     expect(started?.database).toBe(database.url);
     const hint = await server.waitForLog((l) => l.hint === 'first-run', 'first-run hint');
     expect(hint.level).toBe(40);
@@ -91,7 +47,7 @@ describe('focus serve', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready' });
     // Results and logs are kept apart: serve has no result, so stdout stays empty.
-    expect(server.stdout.join('')).toBe('');
+    expect(server.stdout()).toBe('');
   });
 
   it('logs JSON with a request id and never the token', async () => {
@@ -113,7 +69,7 @@ describe('focus serve', () => {
     const completed = await server.waitForLog((l) => l.reqId === 'serve-test-me' && l.msg === 'request completed', 'request log');
     expect((completed.res as { statusCode: number }).statusCode).toBe(200);
     await server.waitForLog((l) => l.reqId === badId && l.msg === 'request completed', 'the 401 request log');
-    const all = server.stderrText.join('');
+    const all = server.stderr();
     expect(all).not.toContain(token.slice(4));
     expect(all).not.toContain(token.slice(4, -1));
   });
@@ -177,12 +133,12 @@ describe('focus serve', () => {
     expect((JSON.parse(result.body) as { meta: unknown }).meta).toEqual({ created: 1000, updated: 0 });
     expect(await server.exited).toBe(0);
 
-    const logs = server.logs;
+    const logs = server.logs();
     const order = (msg: string) => logs.findIndex((l) => l.msg?.startsWith(msg) === true);
     const bulkDone = logs.findIndex((l) => l.reqId === 'serve-test-bulk' && l.msg === 'request completed');
     expect(order('shutting down')).toBeLessThan(bulkDone);
     expect(bulkDone).toBeLessThan(order('shut down cleanly'));
-    expect(server.stderrText.join('')).not.toContain(token.slice(4));
+    expect(server.stderr()).not.toContain(token.slice(4));
 
     // Everything the import said it wrote is there.
     const storage = openStorage(database.url);
