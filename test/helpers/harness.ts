@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
+import { migrateToLatest } from '../../src/storage/migrator.js';
 import type { DialectName } from '../../src/storage/dialect.js';
 
 /** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
@@ -136,4 +137,31 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
 /** Runs a suite once per dialect of this run, named after it. */
 export function describeEachDialect(name: string, fn: (dialect: DialectName) => void): void {
   for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => fn(dialect));
+}
+
+export interface StorageFixture {
+  database: TestDatabase;
+  storage: Storage;
+  /** 'ann', a member of org 1. */
+  user: { id: number; handle: string; orgIds: number[] };
+  close(): Promise<void>;
+}
+
+/** For tests below the HTTP layer: a migrated fresh database holding one user in org 1. */
+export async function createStorageFixture(dialect: DialectName, now = '2026-01-01T00:00:00.000Z'): Promise<StorageFixture> {
+  const database = await createTestDatabase(dialect);
+  const storage = openStorage(database.url);
+  await migrateToLatest(storage);
+  const row = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
+  await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+  await storage.db.insertInto('memberships').values({ user_id: row.id, org_id: 1 }).execute();
+  return {
+    database,
+    storage,
+    user: { id: row.id, handle: 'ann', orgIds: [1] },
+    async close() {
+      await storage.close();
+      await database.drop();
+    },
+  };
 }

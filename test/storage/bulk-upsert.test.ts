@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type UpsertRow, upsertTasks } from '../../src/features/tasks/tasks.repository.js';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type Storage } from '../../src/storage/database.js';
+import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
 
 /*
  * The bulk-import statement itself, below the HTTP layer: chunking under each engine's
@@ -20,18 +19,15 @@ function rows(from: number, to: number, context: (id: number) => string = (id) =
 }
 
 describeEachDialect('bulk upsert of tasks', (dialect) => {
-  let database: TestDatabase;
+  let fixture: StorageFixture;
   let storage: Storage;
   let ownerId: number;
   let sessionId: number;
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    storage = openStorage(database.url);
-    await migrateToLatest(storage);
-    const user = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
-    ownerId = user.id;
-    await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    fixture = await createStorageFixture(dialect, now);
+    storage = fixture.storage;
+    ownerId = fixture.user.id;
     const session = await storage.db
       .insertInto('sessions')
       .values({
@@ -44,10 +40,7 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
       .executeTakeFirstOrThrow();
     sessionId = session.id;
   });
-  afterAll(async () => {
-    await storage.close();
-    await database.drop();
-  });
+  afterAll(() => fixture.close());
 
   const count = async (source: string) =>
     Number(

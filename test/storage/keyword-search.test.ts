@@ -2,10 +2,9 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listSessions } from '../../src/features/sessions/sessions.repository.js';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
+import { type Storage } from '../../src/storage/database.js';
 import type { Database, NewSession } from '../../src/storage/tables.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
@@ -21,25 +20,17 @@ function session(name: string, createdBy: number): NewSession {
 }
 
 describeEachDialect('keyword search on sessions.name', (dialect) => {
-  let database: TestDatabase;
+  let fixture: StorageFixture;
   let storage: Storage;
-  let user: { id: number; handle: string; orgIds: number[] };
+  let user: StorageFixture['user'];
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    storage = openStorage(database.url);
-    await migrateToLatest(storage);
-    const row = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
-    await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
-    await storage.db.insertInto('memberships').values({ user_id: row.id, org_id: 1 }).execute();
-    user = { id: row.id, handle: 'ann', orgIds: [1] };
+    fixture = await createStorageFixture(dialect, now);
+    ({ storage, user } = fixture);
     const names = ['100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club'];
-    await storage.db.insertInto('sessions').values(names.map((n) => session(n, row.id))).execute();
+    await storage.db.insertInto('sessions').values(names.map((n) => session(n, user.id))).execute();
   });
-  afterAll(async () => {
-    await storage.close();
-    await database.drop();
-  });
+  afterAll(() => fixture.close());
 
   const search = async (keyword: string) =>
     (await listSessions(storage.db, storage.dialect, user, { orgIds: [1], keyword }, undefined, 100)).map((s) => s.name).sort();
@@ -86,7 +77,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
 
       // Capture exactly the SQL the repository sends, then ask PostgreSQL how it runs it.
       const captured: { sql: string; parameters: readonly unknown[] }[] = [];
-      const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+      const pool = new pg.Pool({ connectionString: fixture.database.url, max: 1 });
       const spy = new Kysely<Database>({
         dialect: new PostgresDialect({ pool }),
         log: (event) => {

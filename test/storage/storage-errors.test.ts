@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import { openSqlite, sqliteDialect, sqlitePath } from '../../src/storage/sqlite.js';
 import {
   ForeignKeyViolationError,
@@ -11,7 +10,7 @@ import {
   TransactionConflictError,
   UniqueViolationError,
 } from '../../src/storage/storage.errors.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type StorageFixture, type TestDatabase, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
 
 /*
  * Every mapping in translateError, checked against an error the real driver raised.
@@ -30,19 +29,15 @@ async function caught(promise: Promise<unknown>): Promise<unknown> {
 const now = '2026-01-01T00:00:00.000Z';
 
 describeEachDialect('storage error translation', (dialect) => {
+  let fixture: StorageFixture;
   let database: TestDatabase;
   let storage: Storage;
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    storage = openStorage(database.url);
-    await migrateToLatest(storage);
-    await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute();
+    fixture = await createStorageFixture(dialect, now);
+    ({ database, storage } = fixture);
   });
-  afterAll(async () => {
-    await storage.close();
-    await database.drop();
-  });
+  afterAll(() => fixture.close());
 
   it('a duplicate unique key is a UniqueViolationError', async () => {
     const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
