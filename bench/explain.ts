@@ -1,0 +1,69 @@
+/**
+ * Query plans of the statements the service really issues: the service functions
+ * run in-process against a Storage whose Kysely carries a capturing plugin, and
+ * every captured statement is compiled and EXPLAINed on the same database.
+ */
+import {
+  CompiledQuery,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+  createQueryId,
+} from 'kysely';
+import type { Storage } from '../src/storage/database.js';
+
+class CapturePlugin implements KyselyPlugin {
+  readonly nodes: RootOperationNode[] = [];
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.nodes.push(args.node);
+    return args.node;
+  }
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(args.result);
+  }
+}
+
+export interface Plan {
+  sql: string;
+  plan: string[];
+  /** A big table read without an index (SQLite `SCAN t` without USING, PostgreSQL `Seq Scan`). */
+  fullScan: string[];
+}
+
+/** Tables that grow with the data; a scan of a tiny table (orgs) is the right plan. */
+const BIG_TABLES = ['sessions', 'tasks', 'session_participants', 'session_collaborators', 'tokens', 'memberships', 'users'];
+const ALIASES: Record<string, string> = { s: 'sessions', u: 'users', sp: 'session_participants', sc: 'session_collaborators' };
+
+/**
+ * SQLite: `SCAN t` reads the whole table (or, `USING COVERING INDEX`, a whole index) —
+ * flagged for a growing table. PostgreSQL estimates rows, so a Seq Scan is flagged
+ * only where it expects ≥ 1,000 rows (the planner rightly scans small tables).
+ */
+function fullScansIn(lines: string[]): string[] {
+  return lines.filter((line) => {
+    const sqlite = /^\s*SCAN (\w+)/.exec(line);
+    if (sqlite?.[1] !== undefined) return BIG_TABLES.includes(ALIASES[sqlite[1]] ?? sqlite[1]);
+    const pg = /Seq Scan on (\w+).*rows=(\d+)/.exec(line);
+    return pg?.[1] !== undefined && BIG_TABLES.includes(pg[1]) && Number(pg[2]) >= 1_000;
+  });
+}
+
+/** Runs fn against a capturing Storage and returns the plan of each statement it issued. */
+export async function explainCalls(storage: Storage, fn: (captured: Storage) => Promise<unknown>): Promise<Plan[]> {
+  const capture = new CapturePlugin();
+  const captured: Storage = { ...storage, db: storage.db.withPlugin(capture) };
+  await fn(captured);
+  const plans: Plan[] = [];
+  for (const node of capture.nodes) {
+    const compiled = storage.db.getExecutor().compileQuery(node, createQueryId());
+    if (!/^\s*select/i.test(compiled.sql)) continue; // writes (token touch) are by primary key
+    const prefix = storage.dialect.name === 'sqlite' ? 'explain query plan ' : 'explain ';
+    const result = await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+    const plan = result.rows.map((r) => (typeof r.detail === 'string' ? r.detail : typeof r['QUERY PLAN'] === 'string' ? r['QUERY PLAN'] : JSON.stringify(r)));
+    plans.push({ sql: compiled.sql, plan, fullScan: fullScansIn(plan) });
+  }
+  return plans;
+}
