@@ -5,6 +5,7 @@ import type { AuthenticatedUser } from '../auth/auth.service.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import { occurrenceView, seriesPattern } from './sessions.occurrences.js';
+import { takeMerged } from './sessions.merge.js';
 import { type Item, effectiveStatus, render } from './sessions.records.js';
 import * as repo from './sessions.repository.js';
 import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessions.schema.js';
@@ -60,10 +61,10 @@ function firstDayAfter(startsAt: string, from: string): string {
 }
 
 /**
- * Series that may occur in the range, expanded into one item per occurrence after the
- * cursor. A page needs at most `take` items from each series, so no series is expanded
- * further than that. `completed` is decided per occurrence (its host may have completed
- * just that one), so it is applied here rather than in SQL.
+ * Series that may occur in the range, expanded lazily into one item per occurrence after
+ * the cursor and merged in listing order: only the first `take` items of the merge are
+ * ever computed. `completed` is decided per occurrence (its host may have completed just
+ * that one), so it is applied here rather than in SQL.
  */
 async function seriesItems(
   storage: Storage,
@@ -82,23 +83,20 @@ async function seriesItems(
     repo.hostCompletions(storage.db, ids, range.from, range.to),
   ]);
   const start = after === undefined ? range.from : firstDayAfter(after.startsAt, range.from);
-  const items: Item[] = [];
-  for (const row of series) {
+
+  // Within one series, date order is starts_at order (a day apart outweighs any DST shift).
+  function* occurrencesOf(row: repo.SessionWithCreator): Generator<Item> {
     const pattern = seriesPattern(row, exceptions.get(row.id));
-    if (pattern === null) continue;
-    let taken = 0;
-    // Lazily, in date order (which is starts_at order within one series), until enough.
+    if (pattern === null) return;
     for (const date of ruleDatesFrom(pattern, start)) {
-      if (date > range.to || taken >= take) break;
+      if (date > range.to) return;
       if (pattern.exceptions?.has(date) === true) continue;
       if (filters.completed !== undefined && (effectiveStatus(row, date, hostCompleted) === 'completed') !== (filters.completed === 1)) continue;
       const item = { row, occurrence: occurrenceView(row, date) };
-      if (after !== undefined && !before(after, sortKey(item))) continue;
-      items.push(item);
-      taken++;
+      if (after === undefined || before(after, sortKey(item))) yield item;
     }
   }
-  return items;
+  return takeMerged(series.map(occurrencesOf), (a, b) => before(sortKey(a), sortKey(b)), take);
 }
 
 export async function listSessions(
