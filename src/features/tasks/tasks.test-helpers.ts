@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Client, Response } from '../../../test/helpers/harness.js';
+import { createSession } from '../sessions/sessions.test-helpers.js';
 
 export interface TaskRecord {
   id: string;
@@ -17,17 +18,7 @@ const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Creates a session in `orgId` through the API and returns its id. */
 export async function newSession(client: Client, orgId: number, overrides: Record<string, unknown> = {}): Promise<number> {
-  const res = await client.post('/api/v1/sessions', {
-    org_id: orgId,
-    name: 'Deep work',
-    type: 'standard',
-    duration: 60,
-    schedule: '2026-12-01',
-    time: '9:00 AM',
-    ...overrides,
-  });
-  expect(res.status, res.text).toBe(201);
-  return (res.body as { data: { id: number } }).data.id;
+  return (await createSession(client, { org_id: orgId, ...overrides })).id;
 }
 
 export async function newTask(client: Client, body: Record<string, unknown>): Promise<TaskRecord> {
