@@ -15,7 +15,7 @@ import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installJsonDepthLimit } from './http/json-depth.js';
 import { MethodIndex } from './http/method-index.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { ProblemSchema } from './http/problem.schema.js';
+import { ProblemSchema, problemResponses } from './http/problem.schema.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Storage, openStorage } from './storage/database.js';
@@ -121,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             type: 'object',
             additionalProperties: true,
           },
+          ...problemResponses(429),
         },
       },
     },
