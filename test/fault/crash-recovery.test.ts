@@ -7,12 +7,13 @@ import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { OPS, type Op, Ledger, type Target, runWriter, verify } from './workload.js';
 import { type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
+import { propertySeed } from '../helpers/seed.js';
 
 /*
  * Real `focus serve` processes, killed at random moments. Replay a schedule with
  * FC_SEED=<seed printed below>; FAULT_ROUNDS sets how many kills.
  */
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+const SEED = propertySeed();
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 3);
 const WRITERS = 3;
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/features/recurrence/recurrence.dates.js';
 import { type Client, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
 import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
+import { propertySeed } from '../helpers/seed.js';
 
 /*
  * Every operation of GET /api/v1/openapi.json, fuzzed from its own schemas:
@@ -12,7 +13,7 @@ import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schem
  * schema; invalid ones a documented 4xx problem+json. Any 5xx or undocumented
  * status fails. Replay with FC_SEED=<seed>; FC_RUNS sets runs per operation.
  */
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+const SEED = propertySeed();
 const RUNS = Number(process.env.FC_RUNS ?? 20);
 
 interface Parameter {

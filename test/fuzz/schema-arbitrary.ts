@@ -87,7 +87,10 @@ export function valid(schema: Schema, resolve: Resolve): fc.Arbitrary<unknown> {
       const properties = schema.properties ?? {};
       const required = schema.required ?? [];
       if (Object.keys(properties).length === 0 && typeof schema.additionalProperties === 'object') {
-        const key = stringArb({ type: 'string', minLength: 1, maxLength: 20, ...schema.propertyNames });
+        // The JSON parser refuses these keys on purpose (prototype poisoning, a documented 400).
+        const key = stringArb({ type: 'string', minLength: 1, maxLength: 20, ...schema.propertyNames }).filter(
+          (k) => k !== '__proto__' && k !== 'constructor',
+        );
         return fc.dictionary(key, valid(schema.additionalProperties, resolve), { maxKeys: Math.min(schema.maxProperties ?? 5, 5) });
       }
       const model = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, valid(v, resolve)]));

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { propertySeed } from '../helpers/seed.js';
 
 /*
  * Stateful model test: random sequences of session and task operations against
  * the real API and a plain in-memory model; every listing must equal the model.
  * Replay with FC_SEED; FC_RUNS sets the number of sequences.
  */
-const SEED = Number(process.env.FC_SEED ?? Date.now() % 2_147_483_647);
+const SEED = propertySeed();
 const RUNS = Number(process.env.FC_RUNS ?? 20);
 
 interface ModelTask {

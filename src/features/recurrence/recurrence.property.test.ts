@@ -24,8 +24,9 @@ import {
   type RecurrencePattern,
 } from './recurrence.engine.js';
 import { toRRule } from './recurrence.rrule.js';
+import { propertySeed } from '../../../test/helpers/seed.js';
 
-const seed = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : Date.now() ^ (Math.random() * 2 ** 31);
+const seed = propertySeed();
 const params = { numRuns: 300, seed };
 
 // ---------------------------------------------------------------------------
