@@ -15,17 +15,31 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
+/**
+ * Kysely's introspection reads every schema of the database by name; a schema dropped by
+ * someone else meanwhile (SQLSTATE 3F000 naming another schema) fails that read though
+ * nothing of ours is wrong. Nothing was applied then, so the run can simply be repeated.
+ */
+function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {
+  if (!(error instanceof Error) || (error as Error & { code?: string }).code !== '3F000') return false;
+  return ours === undefined || !error.message.includes(`"${ours}"`);
+}
+
 /** Applies every pending migration; safe to run from many instances at once (see Dialect.withMigrationLock). */
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const result: MigrationResultSet = await storage.dialect.withMigrationLock(storage.db, (db, schema) =>
-    new Migrator({
+  const result: MigrationResultSet = await storage.dialect.withMigrationLock(storage.db, async (db, schema) => {
+    const migrator = new Migrator({
       db,
       provider: { getMigrations: () => Promise.resolve(migrations(storage)) },
       // Kysely looks for its bookkeeping tables in every schema unless told which one: with
       // another schema of the same database already migrated, it would skip creating its own.
       ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-    }).migrateToLatest(),
-  );
+    });
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await migrator.migrateToLatest();
+      if (attempt >= 3 || !otherSchemaVanished(outcome.error, schema)) return outcome;
+    }
+  });
   if (result.error !== undefined) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     const reason = result.error instanceof Error ? result.error.message : JSON.stringify(result.error);
