@@ -73,7 +73,7 @@ async function seriesItems(
   range: { from: string; to: string },
   after: SortKey | undefined,
   take: number,
-): Promise<Item[]> {
+): Promise<{ items: Item[]; exceptions: Map<number, Set<string>> }> {
   // A completed series has only completed occurrences, so "not completed" can still be filtered in SQL.
   const sqlFilters = filters.completed === 1 ? { ...filters, completed: undefined } : filters;
   const series = await repo.listSeriesOverlapping(storage.db, storage.dialect, user, sqlFilters, range.from, range.to);
@@ -96,7 +96,7 @@ async function seriesItems(
       if (after === undefined || before(after, sortKey(item))) yield item;
     }
   }
-  return takeMerged(series.map(occurrencesOf), (a, b) => before(sortKey(a), sortKey(b)), take);
+  return { items: takeMerged(series.map(occurrencesOf), (a, b) => before(sortKey(a), sortKey(b)), take), exceptions };
 }
 
 export async function listSessions(
@@ -120,6 +120,8 @@ export async function listSessions(
   };
   // One extra item tells whether another page follows.
   let items: Item[];
+  // Series on the page had their exceptions read to be expanded; a one-off session has none.
+  let exceptions: Map<number, Set<string>> | undefined;
   if (range === undefined) {
     items = (await repo.listSessions(storage.db, storage.dialect, user, filters, after, limit + 1)).map((row) => ({ row }));
   } else {
@@ -127,13 +129,14 @@ export async function listSessions(
       repo.listOneOffInRange(storage.db, storage.dialect, user, filters, range.from, range.to, after, limit + 1),
       seriesItems(storage, user, filters, range, after, limit + 1),
     ]);
-    items = [...oneOff.map((row) => ({ row, occurrence: { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at } })), ...series];
+    exceptions = series.exceptions;
+    items = [...oneOff.map((row) => ({ row, occurrence: { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at } })), ...series.items];
     items.sort(byKey);
   }
   const page = items.slice(0, limit);
   const last = page.at(-1);
   return {
-    data: await render(storage.db, page),
+    data: await render(storage.db, page, exceptions),
     next_cursor: items.length > limit && last !== undefined ? encodeCursor([sortKey(last).startsAt, sortKey(last).id]) : null,
   };
 }

@@ -32,10 +32,11 @@ function countedOccurrence(item: Item, exceptions: ReadonlySet<string> | undefin
 }
 
 /** Builds the API records for a page of items with a fixed number of queries. */
-export async function render(db: Db, items: readonly Item[]): Promise<Session[]> {
+export async function render(db: Db, items: readonly Item[], knownExceptions?: ReadonlyMap<number, Set<string>>): Promise<Session[]> {
   const ids = items.map((i) => i.row.id);
   const seriesIds = items.filter((i) => i.row.is_recurring === 1).map((i) => i.row.id);
-  const exceptions = await repo.exceptionsOf(db, seriesIds);
+  // Callers that expanded or resolved occurrences already read these; don't read them twice.
+  const exceptions = knownExceptions ?? (await repo.exceptionsOf(db, seriesIds));
   const shown = items.map((item) => ({ item, counted: countedOccurrence(item, exceptions.get(item.row.id)) }));
   const countKeys = shown.flatMap(({ item, counted }) => (counted === null ? [] : [{ sessionId: item.row.id, occurrenceDate: counted }]));
   const dates = items.flatMap((i) => (i.occurrence === undefined ? [] : [i.occurrence.date])).sort();

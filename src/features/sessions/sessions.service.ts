@@ -28,7 +28,8 @@ async function loadVisible(storage: Storage, user: AuthenticatedUser, id: number
  */
 export async function getSession(storage: Storage, user: AuthenticatedUser, id: number, date?: string): Promise<Session> {
   const row = await loadVisible(storage, user, id);
-  const exceptions = (await repo.exceptionsOf(storage.db, [id])).get(id);
+  const known = await repo.exceptionsOf(storage.db, [id]);
+  const exceptions = known.get(id);
   let shown: Item = { row };
   let occurrenceDate: string | null;
   if (date !== undefined) {
@@ -38,7 +39,7 @@ export async function getSession(storage: Storage, user: AuthenticatedUser, id: 
     const pattern = seriesPattern(row, exceptions);
     occurrenceDate = pattern === null ? ONE_OFF : nextOccurrence(row, pattern);
   }
-  const [record] = await render(storage.db, [shown]);
+  const [record] = await render(storage.db, [shown], known);
   return { ...(record as Session), participation: await participationFor(storage.db, row, user, occurrenceDate) };
 }
 
