@@ -19,19 +19,8 @@ import {
   resolveRule,
   type RecurrencePattern,
 } from './recurrence.engine.js';
+import { pattern } from './recurrence.test-helpers.js';
 
-/** A pattern with neutral defaults; tests override what they are about. */
-function pattern(overrides: Partial<RecurrencePattern> & Pick<RecurrencePattern, 'start' | 'occurrence'>): RecurrencePattern {
-  return {
-    ends: null,
-    recurringDays: [],
-    monthOption: null,
-    weekPos: null,
-    weekDay: null,
-    fallback: 0,
-    ...overrides,
-  };
-}
 
 const monthlyExact = (start: string, fallback: number, ends: string | null = null) =>
   pattern({ start, occurrence: 'monthly', monthOption: 'exact', fallback, ends });

@@ -2,20 +2,12 @@ import { rrulestr } from 'rrule';
 import { describe, expect, it } from 'vitest';
 import type { RecurrencePattern } from './recurrence.engine.js';
 import { toRRule } from './recurrence.rrule.js';
-
-const base: Omit<RecurrencePattern, 'start' | 'occurrence'> = {
-  ends: null,
-  recurringDays: [],
-  monthOption: null,
-  weekPos: null,
-  weekDay: null,
-  fallback: 0,
-};
+import { NEUTRAL } from './recurrence.test-helpers.js';
 
 describe('toRRule text', () => {
   it('weekly in Berlin with ends and exceptions', () => {
     const p: RecurrencePattern = {
-      ...base,
+      ...NEUTRAL,
       start: '2026-01-05',
       occurrence: 'weekly',
       recurringDays: [3, 1],
@@ -34,7 +26,7 @@ describe('toRRule text', () => {
   });
 
   it('UNTIL west of UTC is the true instant (later than the wall time read as UTC)', () => {
-    const p: RecurrencePattern = { ...base, start: '2026-01-30', occurrence: 'monthly', fallback: 1, ends: '2026-06-30' };
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2026-01-30', occurrence: 'monthly', fallback: 1, ends: '2026-06-30' };
     expect(toRRule(p, { date: p.start, minutes: 9 * 60, timezone: 'America/New_York' })).toBe(
       [
         'DTSTART;TZID=America/New_York:20260130T090000',
@@ -46,45 +38,45 @@ describe('toRRule text', () => {
   it('monthly forms', () => {
     const at = { minutes: 0, timezone: 'UTC' };
     const rule = (p: RecurrencePattern) => toRRule(p, { ...at, date: p.start }).split('\n')[1];
-    expect(rule({ ...base, start: '2026-01-31', occurrence: 'monthly', monthOption: 'exact' })).toBe('RRULE:FREQ=MONTHLY;BYMONTHDAY=31');
-    expect(rule({ ...base, start: '2026-01-31', occurrence: 'monthly', fallback: 1 })).toBe(
+    expect(rule({ ...NEUTRAL, start: '2026-01-31', occurrence: 'monthly', monthOption: 'exact' })).toBe('RRULE:FREQ=MONTHLY;BYMONTHDAY=31');
+    expect(rule({ ...NEUTRAL, start: '2026-01-31', occurrence: 'monthly', fallback: 1 })).toBe(
       'RRULE:FREQ=MONTHLY;BYMONTHDAY=31,-1;BYSETPOS=1',
     );
-    expect(rule({ ...base, start: '2026-01-15', occurrence: 'monthly', fallback: 1 })).toBe('RRULE:FREQ=MONTHLY;BYMONTHDAY=15');
-    expect(rule({ ...base, start: '2026-01-13', occurrence: 'monthly', monthOption: 'week_day' })).toBe(
+    expect(rule({ ...NEUTRAL, start: '2026-01-15', occurrence: 'monthly', fallback: 1 })).toBe('RRULE:FREQ=MONTHLY;BYMONTHDAY=15');
+    expect(rule({ ...NEUTRAL, start: '2026-01-13', occurrence: 'monthly', monthOption: 'week_day' })).toBe(
       'RRULE:FREQ=MONTHLY;BYDAY=2TU',
     );
-    expect(rule({ ...base, start: '2026-01-30', occurrence: 'monthly', monthOption: 'week_day' })).toBe(
+    expect(rule({ ...NEUTRAL, start: '2026-01-30', occurrence: 'monthly', monthOption: 'week_day' })).toBe(
       'RRULE:FREQ=MONTHLY;BYDAY=-1FR',
     );
-    expect(rule({ ...base, start: '2026-01-01', occurrence: 'monthly', monthOption: 'week_day', weekPos: 4, weekDay: 4 })).toBe(
+    expect(rule({ ...NEUTRAL, start: '2026-01-01', occurrence: 'monthly', monthOption: 'week_day', weekPos: 4, weekDay: 4 })).toBe(
       'RRULE:FREQ=MONTHLY;BYDAY=4TH',
     );
   });
 
   it('UTC sessions use UTC date-times instead of TZID', () => {
-    const p: RecurrencePattern = { ...base, start: '2026-01-01', occurrence: 'daily', exceptions: new Set(['2026-01-02']) };
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2026-01-01', occurrence: 'daily', exceptions: new Set(['2026-01-02']) };
     expect(toRRule(p, { date: p.start, minutes: 14 * 60 + 5, timezone: 'UTC' })).toBe(
       ['DTSTART:20260101T140500Z', 'RRULE:FREQ=DAILY', 'EXDATE:20260102T140500Z'].join('\n'),
     );
   });
 
   it('DTSTART is moved to the first real instance (RFC 5545 counts DTSTART as one)', () => {
-    const p: RecurrencePattern = { ...base, start: '2026-03-10', occurrence: 'weekly', recurringDays: [6] }; // Tue start, Saturdays
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2026-03-10', occurrence: 'weekly', recurringDays: [6] }; // Tue start, Saturdays
     expect(toRRule(p, { date: p.start, minutes: 600, timezone: 'Europe/Berlin' }).split('\n')[0]).toBe(
       'DTSTART;TZID=Europe/Berlin:20260314T100000',
     );
   });
 
   it('a later export date exports the rest of the series', () => {
-    const p: RecurrencePattern = { ...base, start: '2020-01-01', occurrence: 'daily', exceptions: new Set(['2020-01-02', '2026-05-02']) };
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2020-01-01', occurrence: 'daily', exceptions: new Set(['2020-01-02', '2026-05-02']) };
     expect(toRRule(p, { date: '2026-05-01', minutes: 600, timezone: 'Europe/Berlin' })).toBe(
       ['DTSTART;TZID=Europe/Berlin:20260501T100000', 'RRULE:FREQ=DAILY', 'EXDATE;TZID=Europe/Berlin:20260502T100000'].join('\n'),
     );
   });
 
   it('a series with no instances is DTSTART + COUNT=1 + EXDATE of DTSTART', () => {
-    const p: RecurrencePattern = { ...base, start: '2026-03-10', occurrence: 'weekly', recurringDays: [1], ends: '2026-03-15' };
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2026-03-10', occurrence: 'weekly', recurringDays: [1], ends: '2026-03-15' };
     const text = toRRule(p, { date: p.start, minutes: 150, timezone: 'America/New_York' });
     expect(text).toBe(
       [
@@ -97,7 +89,7 @@ describe('toRRule text', () => {
   });
 
   it('rejects bad start time input', () => {
-    const p: RecurrencePattern = { ...base, start: '2026-01-01', occurrence: 'daily' };
+    const p: RecurrencePattern = { ...NEUTRAL, start: '2026-01-01', occurrence: 'daily' };
     expect(() => toRRule(p, { date: p.start, minutes: 1440, timezone: 'UTC' })).toThrow(RangeError);
     expect(() => toRRule(p, { date: p.start, minutes: 0, timezone: '+02:00' })).toThrow(RangeError);
     expect(() => toRRule(p, { date: '2026-02-30', minutes: 0, timezone: 'UTC' })).toThrow(RangeError);
