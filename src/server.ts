@@ -18,6 +18,8 @@ export function describeDatabase(url: string): string {
   }
 }
 
+const STATISTICS_INTERVAL_MS = 3_600_000;
+
 /** One line, so that it reads well inside a JSON log entry too. */
 const FIRST_RUN_HINT =
   'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
@@ -32,7 +34,15 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     onPoolError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
   });
   const app = await buildApp({ config, storage });
-  app.addHook('onClose', () => storage.close());
+  // Statistics after the migrations (a new index has none), then hourly as tables grow.
+  const refreshStatistics = () =>
+    storage.refreshStatistics().catch((error: unknown) => app.log.warn({ err: error }, 'could not refresh table statistics'));
+  await refreshStatistics();
+  const statistics = setInterval(() => void refreshStatistics(), STATISTICS_INTERVAL_MS).unref();
+  app.addHook('onClose', () => {
+    clearInterval(statistics);
+    return storage.close();
+  });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -18,6 +18,14 @@ export interface Storage {
   readonly dialect: Dialect;
   /** Runs fn in one transaction, retrying a lost serialization race or deadlock. */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * An opaque value that differs whenever committed data may have changed since it was
+   * last read, by this process or any other; undefined where that cannot be told cheaply
+   * (PostgreSQL), and then nothing may be cached. Read it before the data it guards.
+   */
+  dataVersion(): string | undefined;
+  /** See Dialect.refreshStatistics. */
+  refreshStatistics(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   /** Settings that risk committed data or availability; for a start-up log line each. */
@@ -33,14 +41,15 @@ export function openStorage(url: string, options: StorageOptions = {}): Storage 
   const isPostgres = /^postgres(ql)?:\/\//.test(url);
   const dialect = isPostgres ? postgresDialect : sqliteDialect;
   const poolSize = options.poolSize ?? 10;
-  const db = isPostgres
-    ? openPostgres(url, {
-        poolSize,
-        connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-        statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
-        onPoolError: options.onPoolError ?? (() => undefined),
-      }).db
-    : openSqlite(url).db;
+  const sqlite = isPostgres ? undefined : openSqlite(url);
+  const db =
+    sqlite?.db ??
+    openPostgres(url, {
+      poolSize,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+      statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
+      onPoolError: options.onPoolError ?? (() => undefined),
+    }).db;
 
   return {
     db,
@@ -55,6 +64,8 @@ export function openStorage(url: string, options: StorageOptions = {}): Storage 
         }
       }
     },
+    dataVersion: () => sqlite?.dataVersion(),
+    refreshStatistics: () => dialect.refreshStatistics(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

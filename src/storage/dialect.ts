@@ -29,6 +29,11 @@ export interface Dialect {
    * Runs fn (the migrator) so that processes migrating the same database take turns,
    * handing it the connection to use and the schema the migration tables live in.
    */
+  /**
+   * Keeps the planner's table statistics current where the engine does not do it itself
+   * (SQLite: `pragma optimize`, bounded by analysis_limit; PostgreSQL's autovacuum analyzes).
+   */
+  refreshStatistics(db: Kysely<Database>): Promise<void>;
   /** Server or file settings that put committed data or availability at risk, as log-ready sentences. */
   settingsWarnings(db: Kysely<Database>, poolSize: number): Promise<string[]>;
   withMigrationLock<T>(db: Kysely<Database>, fn: (db: Kysely<Database>, schema: string | undefined) => Promise<T>): Promise<T>;

@@ -78,6 +78,8 @@ export const postgresDialect: Dialect = {
   createSubstringIndex: createTrigramIndex,
   withMigrationLock: withPostgresMigrationLock,
   settingsWarnings: postgresSettingsWarnings,
+  // autovacuum analyzes tables as they change.
+  refreshStatistics: () => Promise.resolve(),
 };
 
 /** Checked at start-up: each of these trades committed data, or the pool itself, away. */

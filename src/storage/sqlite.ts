@@ -36,6 +36,29 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * A reader whose rows come back as arrays and become objects here: better-sqlite3 builds
+ * each row object key by key through its C++ API, which costs twice as much as this loop
+ * (101 session rows of 29 columns: 0.71 → 0.48 ms; docs/performance.md).
+ */
+function arrayRowStatement(stmt: BetterSqlite3.Statement): SqliteStatement {
+  const names = stmt.columns().map((c) => c.name);
+  const toObject = (values: unknown[]): Record<string, unknown> => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+    return row;
+  };
+  stmt.raw(true);
+  return {
+    reader: true,
+    all: (parameters) => (stmt.all(parameters) as unknown[][]).map(toObject),
+    run: (parameters) => stmt.run(parameters),
+    *iterate(parameters) {
+      for (const values of stmt.iterate(parameters) as IterableIterator<unknown[]>) yield toObject(values);
+    },
+  };
+}
+
 /** Kysely prepares every query anew; better-sqlite3 statements are reusable, so keep them. */
 function withStatementCache(db: BetterSqlite3.Database, size = 512): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
@@ -44,7 +67,8 @@ function withStatementCache(db: BetterSqlite3.Database, size = 512): SqliteDatab
     prepare(sqlText: string): SqliteStatement {
       let stmt = cache.get(sqlText);
       if (stmt === undefined) {
-        stmt = db.prepare(sqlText);
+        const prepared = db.prepare(sqlText);
+        stmt = prepared.reader ? arrayRowStatement(prepared) : prepared;
         if (cache.size >= size) cache.delete(cache.keys().next().value as string);
         cache.set(sqlText, stmt);
       }
@@ -58,7 +82,14 @@ export function sqlitePath(url: string): string {
   return path === ':memory:' ? ':memory:' : path.replace(/^\/\/(?=\/)/, '');
 }
 
-export function openSqlite(url: string, busyTimeoutMs = 5_000): { db: Kysely<Database>; raw: BetterSqlite3.Database } {
+export interface OpenedSqlite {
+  db: Kysely<Database>;
+  raw: BetterSqlite3.Database;
+  /** See Storage.dataVersion. */
+  dataVersion: () => string;
+}
+
+export function openSqlite(url: string, busyTimeoutMs = 5_000): OpenedSqlite {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const raw = new BetterSqlite3(path);
@@ -71,7 +102,9 @@ export function openSqlite(url: string, busyTimeoutMs = 5_000): { db: Kysely<Dat
   // keyword listing ran ~2× faster with 64 MB (bench, docs/performance.md). Memory is only used as pages are read.
   raw.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
-  return { db, raw };
+  // data_version moves when another connection (another process) commits; total_changes when this one writes.
+  const version = raw.prepare<[], string>("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
+  return { db, raw, dataVersion: () => version.get() as string };
 }
 
 function translateSqliteError(error: unknown): StorageError | undefined {
@@ -137,6 +170,14 @@ export const sqliteDialect: Dialect = {
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),
   withMigrationLock: withSqliteMigrationLock,
+  async refreshStatistics(db) {
+    // Without statistics SQLite guesses that an equality on any index's first column finds
+    // ~10 rows, and a listing may then walk a whole org where a page of ids would do.
+    // analysis_limit samples ~1,000 rows per index: ~40 ms at 700k rows, bounded as tables grow.
+    await sql`pragma analysis_limit = 1000`.execute(db);
+    await sql`analyze`.execute(db);
+  },
+
   async settingsWarnings(db) {
     const { rows } = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(db);
     return rows[0]?.journal_mode === 'memory'
