@@ -16,20 +16,50 @@ export type { AuthenticatedUser };
 /** last_used_at is kept to the minute: a write per request would serialise every reader on SQLite. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+type TokenWithOrgs = NonNullable<Awaited<ReturnType<typeof findTokenWithOrgs>>>;
+interface CachedLookup {
+  version: string;
+  found: TokenWithOrgs | undefined;
+}
+
+/** Bounds the lookups kept per storage; the oldest goes first. */
+const CACHE_SIZE = 10_000;
+const lookupCaches = new WeakMap<Storage, Map<string, CachedLookup>>();
+
+/**
+ * The token row with its user and orgs. Where the storage can tell that nothing was
+ * committed since (SQLite's data version), the last lookup is reused: a revocation, a new
+ * membership or a token issued by the CLI in another process changes the version, so the
+ * next request reads afresh. Elsewhere (PostgreSQL) every request reads.
+ */
+async function lookUp(storage: Storage, tokenHash: string): Promise<TokenWithOrgs | undefined> {
+  const version = storage.dataVersion();
+  if (version === undefined) return findTokenWithOrgs(storage.db, tokenHash);
+  let cache = lookupCaches.get(storage);
+  if (cache === undefined) lookupCaches.set(storage, (cache = new Map<string, CachedLookup>()));
+  const hit = cache.get(tokenHash);
+  if (hit?.version === version) return hit.found;
+  const found = await findTokenWithOrgs(storage.db, tokenHash);
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(tokenHash, { version, found });
+  return found;
+}
+
 /**
  * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
  * malformed, expired and revoked tokens are indistinguishable to the caller.
  */
 export async function authenticate(storage: Storage, token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
   if (!isWellFormedToken(token)) return undefined;
-  const found = await findTokenWithOrgs(storage.db, hashToken(token));
+  const found = await lookUp(storage, hashToken(token));
   if (found === undefined || found.revokedAt !== null) return undefined;
   const nowIso = now.toISOString();
   if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
   if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
+    // The write moves the data version, so the next request reads the touched row.
     await touchToken(storage.db, found.tokenId, nowIso);
   }
-  return { id: found.userId, handle: found.handle, orgIds: found.orgIds };
+  return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds] };
 }
 
 export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;

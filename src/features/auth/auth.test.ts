@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
 import { findUserByHandle, insertToken } from './auth.repository.js';
-import { revokeToken } from './auth.service.js';
+import { openStorage } from '../../storage/database.js';
+import { addUser, revokeToken } from './auth.service.js';
 import { generateToken, hashToken } from './auth.token.js';
 
 const ME = '/api/v1/me';
@@ -89,6 +90,22 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     expect(bodies.size).toBe(1);
     // The user's other tokens keep working.
     expect((await alice.get(ME)).status).toBe(200);
+  });
+
+  it('a revocation or membership committed by another process applies to the next request', async () => {
+    // Another connection to the same database, as the CLI or a second instance would hold.
+    const other = openStorage(t.url);
+    try {
+      const bob = await t.user('bob-elsewhere', [5]);
+      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5] } });
+      await addUser(other, 'bob-elsewhere', [6]);
+      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5, 6] } });
+      expect((await bob.get(ME)).status).toBe(200);
+      await revokeToken(other, bob.tokenId);
+      expect((await bob.get(ME)).status).toBe(401);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a token issued with a ttl stops working once it expires', async () => {
