@@ -2,12 +2,14 @@ import { type Migration, type MigrationResultSet, Migrator } from 'kysely';
 import type { Storage } from './database.js';
 import * as initial from './migrations/0001_initial.js';
 import * as sessionNameSearch from './migrations/0002_session_name_search.js';
+import * as sessionListingIndex from './migrations/0003_session_listing_index.js';
 
-/** Migrations in order; names are permanent once released. Each only adds. */
+/** Migrations in order; names are permanent once released. Each only adds (0003 replaces an index with a wider one). */
 function migrations(storage: Storage): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, storage.dialect) },
     '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, storage.dialect) },
+    '0003_session_listing_index': { up: (db) => sessionListingIndex.up(db) },
   };
 }
 

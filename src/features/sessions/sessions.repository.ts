@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
@@ -26,29 +26,55 @@ function baseQuery(db: Db): SessionQuery {
     .select('users.handle as creator_handle');
 }
 
-function applyFilters(query: SessionQuery, user: AuthenticatedUser, f: SessionFilters, dialect: Dialect): SessionQuery {
-  let q = query.where(visibleTo({ ...user, orgIds: [...f.orgIds] }));
-  if (f.channel !== undefined) q = q.where('sessions.is_public', '=', f.channel === 'public' ? 1 : 0);
-  if (f.type !== undefined) q = q.where('sessions.type', '=', f.type);
-  if (f.completed !== undefined) q = q.where('sessions.status', f.completed === 1 ? '=' : '<>', 'completed');
-  if (f.source === 'user') q = q.where((eb) => eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
-  if (f.keyword !== undefined) {
-    const keyword = f.keyword;
-    q = q.where((eb) => dialect.containsInsensitive(eb.ref('sessions.name'), keyword));
-  }
-  return q;
+type Filter = (eb: ExpressionBuilder<Database, 'sessions'>) => Expression<SqlBool>;
+
+/** The listing filters (visibility first) as one condition over `sessions`. */
+function filtersOf(user: AuthenticatedUser, f: SessionFilters, dialect: Dialect): Filter {
+  const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
+  return (eb) => {
+    const terms = [visible(eb)];
+    if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
+    if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
+    if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
+    if (f.source === 'user') terms.push(eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
+    if (f.keyword !== undefined) terms.push(dialect.containsInsensitive(eb.ref('sessions.name'), f.keyword));
+    return eb.and(terms);
+  };
 }
 
-/** The listing order (starts_at, id), resumed after a cursor's key. */
-function pageAfter(q: SessionQuery, after: { startsAt: string; id: number } | undefined, limit: number): SessionQuery {
-  const ordered = q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit);
-  if (after === undefined) return ordered;
-  return ordered.where((eb) =>
-    eb.or([
-      eb('sessions.starts_at', '>', after.startsAt),
-      eb.and([eb('sessions.starts_at', '=', after.startsAt), eb('sessions.id', '>', after.id)]),
-    ]),
+export type PageKey = { startsAt: string; id: number };
+
+/**
+ * One page in listing order (starts_at, id) after the cursor, in two steps. First the keys,
+ * one org at a time: within one org the `(org_id, starts_at, id, …)` index yields rows in
+ * listing order, so each scan stops after `limit` matches, where `org_id in (…)` read and
+ * sorted every session of every org. Then the full rows of just the page, filtered again
+ * so that a session changed in between is never shown unless it still qualifies.
+ */
+async function pageInOrder(
+  db: Db,
+  f: SessionFilters,
+  filter: Filter,
+  after: PageKey | undefined,
+  limit: number,
+): Promise<SessionWithCreator[]> {
+  const perOrg = await Promise.all(
+    f.orgIds.map((orgId) => {
+      let q = db
+        .selectFrom('sessions')
+        .select(['sessions.id', 'sessions.starts_at'])
+        .where('sessions.org_id', '=', orgId)
+        .where(filter);
+      if (after !== undefined) q = q.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
+      return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
+    }),
   );
+  // Instants are ISO strings of one fixed format, so they order as text.
+  const keys = perOrg.flat().sort((a, b) => (a.starts_at < b.starts_at ? -1 : a.starts_at > b.starts_at ? 1 : a.id - b.id)).slice(0, limit);
+  if (keys.length === 0) return [];
+  const rows = await baseQuery(db).where('sessions.id', 'in', keys.map((k) => k.id)).where(filter).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return keys.flatMap((k) => byId.get(k.id) ?? []);
 }
 
 export async function findVisibleSession(db: Db, user: AuthenticatedUser, id: number): Promise<SessionWithCreator | undefined> {
@@ -66,11 +92,10 @@ export async function listSessions(
   dialect: Dialect,
   user: AuthenticatedUser,
   f: SessionFilters,
-  after: { startsAt: string; id: number } | undefined,
+  after: PageKey | undefined,
   limit: number,
 ): Promise<SessionWithCreator[]> {
-  const q = applyFilters(baseQuery(db), user, f, dialect);
-  return pageAfter(q, after, limit).execute();
+  return pageInOrder(db, f, filtersOf(user, f, dialect), after, limit);
 }
 
 /** One-off sessions whose local day is in [from, to]. */
@@ -81,14 +106,13 @@ export async function listOneOffInRange(
   f: SessionFilters,
   from: string,
   to: string,
-  after: { startsAt: string; id: number } | undefined,
+  after: PageKey | undefined,
   limit: number,
 ): Promise<SessionWithCreator[]> {
-  const q = applyFilters(baseQuery(db), user, f, dialect)
-    .where('sessions.is_recurring', '=', 0)
-    .where('sessions.schedule', '>=', from)
-    .where('sessions.schedule', '<=', to);
-  return pageAfter(q, after, limit).execute();
+  const filters = filtersOf(user, f, dialect);
+  const filter: Filter = (eb) =>
+    eb.and([filters(eb), eb('sessions.is_recurring', '=', 0), eb('sessions.schedule', '>=', from), eb('sessions.schedule', '<=', to)]);
+  return pageInOrder(db, f, filter, after, limit);
 }
 
 /** Series that may have an occurrence in [from, to]. */
@@ -100,7 +124,8 @@ export async function listSeriesOverlapping(
   from: string,
   to: string,
 ): Promise<SessionWithCreator[]> {
-  return applyFilters(baseQuery(db), user, f, dialect)
+  return baseQuery(db)
+    .where(filtersOf(user, f, dialect))
     .where('sessions.is_recurring', '=', 1)
     .where((eb) => eb(eb.fn.coalesce('sessions.recurring_start', 'sessions.schedule'), '<=', to))
     .where((eb) => eb.or([eb('sessions.recurring_ends', 'is', null), eb('sessions.recurring_ends', '>=', from)]))
