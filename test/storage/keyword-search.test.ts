@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listSessions } from '../../src/features/sessions/sessions.repository.js';
+import { type SessionFilters, sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
+import type { Db } from '../../src/storage/database.js';
 import { type Storage } from '../../src/storage/database.js';
 import type { Database, NewSession } from '../../src/storage/tables.js';
 import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
@@ -32,8 +33,14 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   });
   afterAll(() => fixture.close());
 
-  const search = async (keyword: string) =>
-    (await listSessions(storage.db, storage.dialect, user, { orgIds: [1], keyword }, undefined, 100)).map((s) => s.name).sort();
+  /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
+  async function page(db: Db, filters: SessionFilters, limit: number) {
+    const keys = await sessionKeys(db, storage.dialect, user, filters, undefined, limit);
+    const rows = await sessionsByIds(db, storage.dialect, user, filters, keys.map((k) => k.id));
+    return keys.flatMap((k) => rows.get(k.id) ?? []);
+  }
+
+  const search = async (keyword: string) => (await page(storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
 
   it('matches case-insensitively', async () => {
     expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
@@ -85,7 +92,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
         },
       });
       try {
-        const rows = await listSessions(spy, storage.dialect, user, { orgIds: [1], keyword: 'ZEBRA' }, undefined, 51);
+        const rows = await page(spy, { orgIds: [1], keyword: 'ZEBRA' }, 51);
         expect(rows).toHaveLength(5);
         // The statement that searches: the per-org page of keys (the second step reads rows by id).
         const query = captured.find((q) => / limit /.test(q.sql));

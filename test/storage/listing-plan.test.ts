@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSessions } from '../../src/features/sessions/sessions.repository.js';
+import { sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
 import { sqlitePath } from '../../src/storage/sqlite.js';
 import type { Database } from '../../src/storage/tables.js';
 import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
@@ -48,8 +48,10 @@ describe('session listing plans on SQLite', () => {
     });
     try {
       const user = { ...fixture.user, orgIds: [1, 2] };
-      const rows = await listSessions(spy, fixture.storage.dialect, user, { orgIds: [1, 2], ...(keyword === undefined ? {} : { keyword }) }, undefined, 101);
-      expect(rows).toHaveLength(101);
+      const filters = { orgIds: [1, 2], ...(keyword === undefined ? {} : { keyword }) };
+      const keys = await sessionKeys(spy, fixture.storage.dialect, user, filters, undefined, 101);
+      expect(keys).toHaveLength(101);
+      expect((await sessionsByIds(spy, fixture.storage.dialect, user, filters, keys.map((k) => k.id))).size).toBe(101);
     } finally {
       await spy.destroy();
     }

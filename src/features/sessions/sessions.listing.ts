@@ -4,8 +4,9 @@ import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.service.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
-import { occurrenceView, seriesPattern } from './sessions.occurrences.js';
 import { takeMerged } from './sessions.merge.js';
+import type { RecurrenceRow } from './sessions.model.js';
+import { type OccurrenceView, occurrenceView, seriesPattern } from './sessions.occurrences.js';
 import { type Item, effectiveStatus, render } from './sessions.records.js';
 import * as repo from './sessions.repository.js';
 import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessions.schema.js';
@@ -41,11 +42,14 @@ function rangeOf(query: ListSessionsQuery, errors: FieldErrors): { from: string;
   return { from: query.day_start, to };
 }
 
-type SortKey = { startsAt: string; id: number };
-const sortKey = (i: Item): SortKey => ({ startsAt: i.occurrence?.starts_at ?? i.row.starts_at, id: i.row.id });
-/** Instants are ISO strings of one fixed format, so they order as text. */
-const before = (a: SortKey, b: SortKey) => a.startsAt < b.startsAt || (a.startsAt === b.startsAt && a.id < b.id);
-const byKey = (a: Item, b: Item) => (before(sortKey(a), sortKey(b)) ? -1 : before(sortKey(b), sortKey(a)) ? 1 : 0);
+type PageKey = repo.PageKey;
+
+/** A place in a dated listing: a one-off session's day, or one occurrence of a series. */
+interface Slot {
+  key: PageKey;
+  occurrence?: OccurrenceView;
+}
+const slotBefore = (a: Slot, b: Slot) => repo.keyBefore(a.key, b.key);
 
 const DAY_MS = 86_400_000;
 
@@ -61,22 +65,20 @@ function firstDayAfter(startsAt: string, from: string): string {
 }
 
 /**
- * Series that may occur in the range, expanded lazily into one item per occurrence after
- * the cursor and merged in listing order: only the first `take` items of the merge are
+ * Series that may occur in the range, expanded lazily into one slot per occurrence after
+ * the cursor and merged in listing order: only the first `take` slots of the merge are
  * ever computed. `completed` is decided per occurrence (its host may have completed just
  * that one), so it is applied here rather than in SQL.
  */
-async function seriesItems(
+async function seriesSlots(
   storage: Storage,
   user: AuthenticatedUser,
   filters: repo.SessionFilters,
   range: { from: string; to: string },
-  after: SortKey | undefined,
+  after: PageKey | undefined,
   take: number,
-): Promise<{ items: Item[]; exceptions: Map<number, Set<string>> }> {
-  // A completed series has only completed occurrences, so "not completed" can still be filtered in SQL.
-  const sqlFilters = filters.completed === 1 ? { ...filters, completed: undefined } : filters;
-  const series = await repo.listSeriesOverlapping(storage.db, storage.dialect, user, sqlFilters, range.from, range.to);
+): Promise<{ slots: Slot[]; exceptions: Map<number, Set<string>> }> {
+  const series = await repo.listSeriesOverlapping(storage.db, storage.dialect, user, sqlFiltersOf(filters), range.from, range.to);
   const ids = series.map((s) => s.id);
   const [exceptions, hostCompleted] = await Promise.all([
     repo.exceptionsOf(storage.db, ids),
@@ -85,19 +87,24 @@ async function seriesItems(
   const start = after === undefined ? range.from : firstDayAfter(after.startsAt, range.from);
 
   // Within one series, date order is starts_at order (a day apart outweighs any DST shift).
-  function* occurrencesOf(row: repo.SessionWithCreator): Generator<Item> {
+  function* occurrencesOf(row: RecurrenceRow): Generator<Slot> {
     const pattern = seriesPattern(row, exceptions.get(row.id));
     if (pattern === null) return;
     for (const date of ruleDatesFrom(pattern, start)) {
       if (date > range.to) return;
       if (pattern.exceptions?.has(date) === true) continue;
       if (filters.completed !== undefined && (effectiveStatus(row, date, hostCompleted) === 'completed') !== (filters.completed === 1)) continue;
-      const item = { row, occurrence: occurrenceView(row, date) };
-      if (after === undefined || before(after, sortKey(item))) yield item;
+      const occurrence = occurrenceView(row, date);
+      const slot = { key: { startsAt: occurrence.starts_at, id: row.id }, occurrence };
+      if (after === undefined || repo.keyBefore(after, slot.key)) yield slot;
     }
   }
-  return { items: takeMerged(series.map(occurrencesOf), (a, b) => before(sortKey(a), sortKey(b)), take), exceptions };
+  return { slots: takeMerged(series.map(occurrencesOf), slotBefore, take), exceptions };
 }
+
+/** A completed series has only completed occurrences, so "not completed" can still be filtered in SQL; "completed" cannot. */
+const sqlFiltersOf = (filters: repo.SessionFilters): repo.SessionFilters =>
+  filters.completed === 1 ? { ...filters, completed: undefined } : filters;
 
 export async function listSessions(
   storage: Storage,
@@ -109,7 +116,7 @@ export async function listSessions(
   const range = rangeOf(query, errors);
   errors.throwIfAny();
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor === undefined ? undefined : toSortKey(decodeCursor(query.cursor, ['string', 'number'] as const));
+  const after = query.cursor === undefined ? undefined : toPageKey(decodeCursor(query.cursor, ['string', 'number'] as const));
   const filters: repo.SessionFilters = {
     orgIds: query.org_id === undefined ? user.orgIds : [query.org_id],
     channel: query.channel,
@@ -118,27 +125,34 @@ export async function listSessions(
     source: query.source,
     keyword: query.keyword,
   };
-  // One extra item tells whether another page follows.
-  let items: Item[];
+  // One extra slot tells whether another page follows.
+  let slots: Slot[];
   // Series on the page had their exceptions read to be expanded; a one-off session has none.
   let exceptions: Map<number, Set<string>> | undefined;
   if (range === undefined) {
-    items = (await repo.listSessions(storage.db, storage.dialect, user, filters, after, limit + 1)).map((row) => ({ row }));
+    slots = (await repo.sessionKeys(storage.db, storage.dialect, user, filters, after, limit + 1)).map((key) => ({ key }));
   } else {
     const [oneOff, series] = await Promise.all([
-      repo.listOneOffInRange(storage.db, storage.dialect, user, filters, range.from, range.to, after, limit + 1),
-      seriesItems(storage, user, filters, range, after, limit + 1),
+      repo.oneOffKeysInRange(storage.db, storage.dialect, user, filters, range.from, range.to, after, limit + 1),
+      seriesSlots(storage, user, filters, range, after, limit + 1),
     ]);
     exceptions = series.exceptions;
-    items = [...oneOff.map((row) => ({ row, occurrence: { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at } })), ...series.items];
-    items.sort(byKey);
+    slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => (slotBefore(a, b) ? -1 : slotBefore(b, a) ? 1 : 0));
   }
-  const page = items.slice(0, limit);
+  const page = slots.slice(0, limit);
+  // Only the page's rows are read; one changed meanwhile so that it no longer qualifies is left out.
+  const rows = await repo.sessionsByIds(storage.db, storage.dialect, user, sqlFiltersOf(filters), page.map((s) => s.key.id));
+  const items: Item[] = page.flatMap(({ key, occurrence }) => {
+    const row = rows.get(key.id);
+    if (row === undefined) return [];
+    if (range === undefined) return [{ row }];
+    return [{ row, occurrence: occurrence ?? { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at } }];
+  });
   const last = page.at(-1);
   return {
-    data: await render(storage.db, page, exceptions),
-    next_cursor: items.length > limit && last !== undefined ? encodeCursor([sortKey(last).startsAt, sortKey(last).id]) : null,
+    data: await render(storage.db, items, exceptions),
+    next_cursor: slots.length > limit && last !== undefined ? encodeCursor([last.key.startsAt, last.key.id]) : null,
   };
 }
 
-const toSortKey = ([startsAt, id]: readonly [string, number]): SortKey => ({ startsAt, id });
+const toPageKey = ([startsAt, id]: readonly [string, number]): PageKey => ({ startsAt, id });

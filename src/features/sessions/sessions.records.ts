@@ -15,7 +15,7 @@ export interface Item {
  * The status of a session, or of one occurrence of a series: a series occurrence is
  * completed when its host completed it (or the whole series is completed).
  */
-export function effectiveStatus(row: SessionRow, date: string | undefined, hostCompleted: ReadonlySet<string>): Status {
+export function effectiveStatus(row: Pick<SessionRow, 'id' | 'is_recurring' | 'status'>, date: string | undefined, hostCompleted: ReadonlySet<string>): Status {
   if (row.is_recurring === 1 && date !== undefined && hostCompleted.has(repo.occurrenceKey(row.id, date))) return 'completed';
   return row.status as Status;
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../storage/database.js';
 import type { Dialect } from '../../storage/dialect.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.repository.js';
+import { RECURRENCE_COLUMNS, type RecurrenceRow } from './sessions.model.js';
 import { involves, visibleTo } from './sessions.visibility.js';
 
 export type SessionWithCreator = SessionRow & { creator_handle: string };
@@ -44,20 +45,16 @@ function filtersOf(user: AuthenticatedUser, f: SessionFilters, dialect: Dialect)
 
 export type PageKey = { startsAt: string; id: number };
 
+/** Listing order: instants are ISO strings of one fixed format, so they order as text. */
+export const keyBefore = (a: PageKey, b: PageKey) => a.startsAt < b.startsAt || (a.startsAt === b.startsAt && a.id < b.id);
+
 /**
- * One page in listing order (starts_at, id) after the cursor, in two steps. First the keys,
- * one org at a time: within one org the `(org_id, starts_at, id, …)` index yields rows in
- * listing order, so each scan stops after `limit` matches, where `org_id in (…)` read and
- * sorted every session of every org. Then the full rows of just the page, filtered again
- * so that a session changed in between is never shown unless it still qualifies.
+ * The keys of one page in listing order (starts_at, id) after the cursor, one org at a
+ * time: within one org the `(org_id, starts_at, id, …)` index yields rows in listing order,
+ * so each scan stops after `limit` matches, where `org_id in (…)` read and sorted every
+ * session of every org. The rows are read afterwards, for the page only (sessionsByIds).
  */
-async function pageInOrder(
-  db: Db,
-  f: SessionFilters,
-  filter: Filter,
-  after: PageKey | undefined,
-  limit: number,
-): Promise<SessionWithCreator[]> {
+async function pageKeys(db: Db, f: SessionFilters, filter: Filter, after: PageKey | undefined, limit: number): Promise<PageKey[]> {
   const perOrg = await Promise.all(
     f.orgIds.map((orgId) => {
       let q = db
@@ -69,12 +66,25 @@ async function pageInOrder(
       return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
     }),
   );
-  // Instants are ISO strings of one fixed format, so they order as text.
-  const keys = perOrg.flat().sort((a, b) => (a.starts_at < b.starts_at ? -1 : a.starts_at > b.starts_at ? 1 : a.id - b.id)).slice(0, limit);
-  if (keys.length === 0) return [];
-  const rows = await baseQuery(db).where('sessions.id', 'in', keys.map((k) => k.id)).where(filter).execute();
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return keys.flatMap((k) => byId.get(k.id) ?? []);
+  const keys = perOrg.flat().map((r) => ({ startsAt: r.starts_at, id: r.id }));
+  return keys.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0)).slice(0, limit);
+}
+
+/**
+ * The sessions among `ids` that are still visible and match the filters, by id. Applied
+ * again because a session may change between finding a page and reading it: one made
+ * private meanwhile is never shown.
+ */
+export async function sessionsByIds(
+  db: Db,
+  dialect: Dialect,
+  user: AuthenticatedUser,
+  f: SessionFilters,
+  ids: readonly number[],
+): Promise<Map<number, SessionWithCreator>> {
+  if (ids.length === 0) return new Map();
+  const rows = await baseQuery(db).where('sessions.id', 'in', [...new Set(ids)]).where(filtersOf(user, f, dialect)).execute();
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function findVisibleSession(db: Db, user: AuthenticatedUser, id: number): Promise<SessionWithCreator | undefined> {
@@ -86,20 +96,20 @@ export async function findSession(db: Db, id: number): Promise<SessionWithCreato
   return baseQuery(db).where('sessions.id', '=', id).executeTakeFirst();
 }
 
-/** Every visible session (series as one record), ordered by (starts_at, id), after the cursor. */
-export async function listSessions(
+/** Keys of the visible sessions (a series counts once) in listing order after the cursor. */
+export async function sessionKeys(
   db: Db,
   dialect: Dialect,
   user: AuthenticatedUser,
   f: SessionFilters,
   after: PageKey | undefined,
   limit: number,
-): Promise<SessionWithCreator[]> {
-  return pageInOrder(db, f, filtersOf(user, f, dialect), after, limit);
+): Promise<PageKey[]> {
+  return pageKeys(db, f, filtersOf(user, f, dialect), after, limit);
 }
 
-/** One-off sessions whose local day is in [from, to]. */
-export async function listOneOffInRange(
+/** Keys of the one-off sessions whose local day is in [from, to], in listing order after the cursor. */
+export async function oneOffKeysInRange(
   db: Db,
   dialect: Dialect,
   user: AuthenticatedUser,
@@ -108,14 +118,17 @@ export async function listOneOffInRange(
   to: string,
   after: PageKey | undefined,
   limit: number,
-): Promise<SessionWithCreator[]> {
+): Promise<PageKey[]> {
   const filters = filtersOf(user, f, dialect);
   const filter: Filter = (eb) =>
     eb.and([filters(eb), eb('sessions.is_recurring', '=', 0), eb('sessions.schedule', '>=', from), eb('sessions.schedule', '<=', to)]);
-  return pageInOrder(db, f, filter, after, limit);
+  return pageKeys(db, f, filter, after, limit);
 }
 
-/** Series that may have an occurrence in [from, to]. */
+/**
+ * Series that may have an occurrence in [from, to]: only the columns their occurrences are
+ * computed from, as a listing expands every one of them but shows only a page.
+ */
 export async function listSeriesOverlapping(
   db: Db,
   dialect: Dialect,
@@ -123,8 +136,10 @@ export async function listSeriesOverlapping(
   f: SessionFilters,
   from: string,
   to: string,
-): Promise<SessionWithCreator[]> {
-  return baseQuery(db)
+): Promise<RecurrenceRow[]> {
+  return db
+    .selectFrom('sessions')
+    .select(RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const))
     .where(filtersOf(user, f, dialect))
     .where('sessions.is_recurring', '=', 1)
     .where((eb) => eb(eb.fn.coalesce('sessions.recurring_start', 'sessions.schedule'), '<=', to))
