@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
+
+/** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
+describe('SQLite driver', () => {
+  let fixture: StorageFixture;
+  let storage: Storage;
+
+  beforeAll(async () => {
+    fixture = await createStorageFixture('sqlite');
+    storage = fixture.storage;
+  });
+  afterAll(() => fixture.close());
+
+  it('lets pending I/O and timers run before each statement outside a transaction', async () => {
+    // better-sqlite3 answers synchronously: without the pause the query below would resolve
+    // within the same turn of the event loop, before the immediate callback.
+    const order: string[] = [];
+    setImmediate(() => order.push('immediate'));
+    await storage.db.selectFrom('users').select('id').execute();
+    order.push('query');
+    expect(order).toEqual(['immediate', 'query']);
+  });
+
+  it('does not pause inside a transaction, which holds the write lock', async () => {
+    const order: string[] = [];
+    await storage.transaction(async (trx) => {
+      setImmediate(() => order.push('immediate'));
+      await trx.selectFrom('users').select('id').execute();
+      await trx.selectFrom('orgs').select('id').execute();
+      order.push('queries');
+    });
+    expect(order[0]).toBe('queries');
+  });
+
+  it('returns rows as plain objects keyed by column, aliases included, with every value', async () => {
+    const rows = await storage.db
+      .selectFrom('users')
+      .innerJoin('memberships', 'memberships.user_id', 'users.id')
+      .select(['users.id', 'users.handle as who', 'memberships.org_id'])
+      .execute();
+    expect(rows).toEqual([{ id: fixture.user.id, who: 'ann', org_id: 1 }]);
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
+  });
+
+  it('reports a data version that moves with every write, committed here or by another connection', async () => {
+    const before = storage.dataVersion();
+    expect(storage.dataVersion()).toBe(before);
+    await storage.db.insertInto('orgs').values({ id: 77, created_at: '2026-01-01T00:00:00.000Z' }).execute();
+    const afterOwnWrite = storage.dataVersion();
+    expect(afterOwnWrite).not.toBe(before);
+    const other = openStorage(fixture.database.url);
+    try {
+      await other.db.deleteFrom('orgs').where('id', '=', 77).execute();
+    } finally {
+      await other.close();
+    }
+    expect(storage.dataVersion()).not.toBe(afterOwnWrite);
+  });
+});
