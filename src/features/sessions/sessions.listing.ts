@@ -7,7 +7,7 @@ import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import { takeMerged } from './sessions.merge.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { type OccurrenceView, occurrenceView, seriesPattern } from './sessions.occurrences.js';
-import { type Item, effectiveStatus, render } from './sessions.records.js';
+import { type Item, type KnownState, effectiveStatus, render } from './sessions.records.js';
 import * as repo from './sessions.repository.js';
 import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessions.schema.js';
 
@@ -77,7 +77,7 @@ async function seriesSlots(
   range: { from: string; to: string },
   after: PageKey | undefined,
   take: number,
-): Promise<{ slots: Slot[]; exceptions: Map<number, Set<string>> }> {
+): Promise<{ slots: Slot[]; known: KnownState }> {
   const series = await repo.listSeriesOverlapping(storage.db, storage.dialect, user, sqlFiltersOf(filters), range.from, range.to);
   const ids = series.map((s) => s.id);
   const [exceptions, hostCompleted] = await Promise.all([
@@ -99,7 +99,7 @@ async function seriesSlots(
       if (after === undefined || repo.keyBefore(after, slot.key)) yield slot;
     }
   }
-  return { slots: takeMerged(series.map(occurrencesOf), slotBefore, take), exceptions };
+  return { slots: takeMerged(series.map(occurrencesOf), slotBefore, take), known: { exceptions, hostCompleted } };
 }
 
 /** A completed series has only completed occurrences, so "not completed" can still be filtered in SQL; "completed" cannot. */
@@ -127,8 +127,8 @@ export async function listSessions(
   };
   // One extra slot tells whether another page follows.
   let slots: Slot[];
-  // Series on the page had their exceptions read to be expanded; a one-off session has none.
-  let exceptions: Map<number, Set<string>> | undefined;
+  // Series on the page were read to be expanded (exceptions, host completions); a one-off session has none.
+  let known: KnownState = {};
   if (range === undefined) {
     slots = (await repo.sessionKeys(storage.db, storage.dialect, user, filters, after, limit + 1)).map((key) => ({ key }));
   } else {
@@ -136,7 +136,7 @@ export async function listSessions(
       repo.oneOffKeysInRange(storage.db, storage.dialect, user, filters, range.from, range.to, after, limit + 1),
       seriesSlots(storage, user, filters, range, after, limit + 1),
     ]);
-    exceptions = series.exceptions;
+    known = series.known;
     slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => (slotBefore(a, b) ? -1 : slotBefore(b, a) ? 1 : 0));
   }
   const page = slots.slice(0, limit);
@@ -150,7 +150,7 @@ export async function listSessions(
   });
   const last = page.at(-1);
   return {
-    data: await render(storage.db, items, exceptions),
+    data: await render(storage.db, items, known),
     next_cursor: slots.length > limit && last !== undefined ? encodeCursor([last.key.startsAt, last.key.id]) : null,
   };
 }

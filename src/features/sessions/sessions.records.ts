@@ -31,19 +31,29 @@ function countedOccurrence(item: Item, exceptions: ReadonlySet<string> | undefin
   return pattern === null ? ONE_OFF : nextOccurrence(item.row, pattern);
 }
 
+/**
+ * What a caller that expanded or resolved occurrences has already read, so that it is not
+ * read twice: the series' exceptions, and the host completions of the shown series over
+ * (at least) the shown dates.
+ */
+export interface KnownState {
+  exceptions?: ReadonlyMap<number, Set<string>>;
+  hostCompleted?: ReadonlySet<string>;
+}
+
 /** Builds the API records for a page of items with a fixed number of queries. */
-export async function render(db: Db, items: readonly Item[], knownExceptions?: ReadonlyMap<number, Set<string>>): Promise<Session[]> {
+export async function render(db: Db, items: readonly Item[], known: KnownState = {}): Promise<Session[]> {
   const ids = items.map((i) => i.row.id);
   const seriesIds = items.filter((i) => i.row.is_recurring === 1).map((i) => i.row.id);
-  // Callers that expanded or resolved occurrences already read these; don't read them twice.
-  const exceptions = knownExceptions ?? (await repo.exceptionsOf(db, seriesIds));
+  const exceptions = known.exceptions ?? (await repo.exceptionsOf(db, seriesIds));
   const shown = items.map((item) => ({ item, counted: countedOccurrence(item, exceptions.get(item.row.id)) }));
   const countKeys = shown.flatMap(({ item, counted }) => (counted === null ? [] : [{ sessionId: item.row.id, occurrenceDate: counted }]));
   const dates = items.flatMap((i) => (i.occurrence === undefined ? [] : [i.occurrence.date])).sort();
   const [collaborators, counts, hostCompleted] = await Promise.all([
     repo.collaboratorHandles(db, ids),
     repo.participantCounts(db, countKeys),
-    dates.length === 0 ? new Set<string>() : repo.hostCompletions(db, seriesIds, dates[0] as string, dates.at(-1) as string),
+    known.hostCompleted ??
+      (dates.length === 0 ? new Set<string>() : repo.hostCompletions(db, seriesIds, dates[0] as string, dates.at(-1) as string)),
   ]);
   return shown.map(({ item: { row, occurrence }, counted }) => {
     const sessionExceptions = exceptions.get(row.id);

@@ -39,7 +39,7 @@ export async function getSession(storage: Storage, user: AuthenticatedUser, id: 
     const pattern = seriesPattern(row, exceptions);
     occurrenceDate = pattern === null ? ONE_OFF : nextOccurrence(row, pattern);
   }
-  const [record] = await render(storage.db, [shown], known);
+  const [record] = await render(storage.db, [shown], { exceptions: known });
   return { ...(record as Session), participation: await participationFor(storage.db, row, user, occurrenceDate) };
 }
 
