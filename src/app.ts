@@ -15,11 +15,18 @@ import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installJsonDepthLimit } from './http/json-depth.js';
 import { MethodIndex } from './http/method-index.js';
 import { installNulGuard } from './http/nul-guard.js';
+import { addConcurrencyGate } from './http/concurrency.js';
 import { ProblemSchema, problemResponses } from './http/problem.schema.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Storage, openStorage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrator.js';
+
+/**
+ * API requests served at once on SQLite, whose statements run on the event loop (see
+ * addConcurrencyGate). PostgreSQL runs them elsewhere, and in-flight requests keep its pool busy.
+ */
+const SQLITE_CONCURRENCY = 8;
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -131,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      if (storage.dialect.statementsOnEventLoop) addConcurrencyGate(api, SQLITE_CONCURRENCY);
       addAuthHook(api, storage);
       await api.register(meRoutes);
       await api.register(sessionsRoutes, { storage });

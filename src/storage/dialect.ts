@@ -14,6 +14,8 @@ export interface Dialect {
   /** Column type and modifiers for a surrogate key that is never reused. */
   readonly idType: 'integer' | 'bigint';
   readonly idColumn: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+  /** Statements run synchronously on the event loop (SQLite), not on a server. */
+  readonly statementsOnEventLoop: boolean;
   /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
   containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
   /** The driver error as a storage error, or undefined when it is not one we know. */

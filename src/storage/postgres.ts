@@ -72,6 +72,7 @@ export const postgresDialect: Dialect = {
   name: 'postgres',
   idType: 'bigint',
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
+  statementsOnEventLoop: false,
   containsInsensitive: (column, needle) => likeExpression('ilike', column, needle),
   translateError: translatePostgresError,
   maxParameters: 65_535,

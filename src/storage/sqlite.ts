@@ -174,6 +174,7 @@ export const sqliteDialect: Dialect = {
   name: 'sqlite',
   idType: 'integer',
   idColumn: (col) => col.primaryKey().autoIncrement(),
+  statementsOnEventLoop: true,
   // SQLite's LIKE already ignores ASCII case.
   containsInsensitive: (column, needle) => likeExpression('like', column, needle),
   translateError: translateSqliteError,

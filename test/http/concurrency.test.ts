@@ -1,0 +1,81 @@
+import { connect } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { addConcurrencyGate } from '../../src/http/concurrency.js';
+
+/** A server whose one route waits until the test lets it finish, recording what started. */
+async function gatedServer(max: number) {
+  const started: string[] = [];
+  const release = new Map<string, () => void>();
+  const app: FastifyInstance = Fastify();
+  await app.register(async (api) => {
+    addConcurrencyGate(api, max);
+    api.get<{ Params: { name: string } }>('/work/:name', async (request) => {
+      started.push(request.params.name);
+      await new Promise<void>((resolve) => release.set(request.params.name, resolve));
+      return { done: request.params.name };
+    });
+  });
+  app.get('/healthz', () => ({ ok: true }));
+  const settle = () => new Promise((r) => setTimeout(r, 50));
+  return { app, started, finish: (name: string) => release.get(name)?.(), settle };
+}
+
+describe('concurrency gate', () => {
+  let app: FastifyInstance | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('runs at most `max` requests at once and starts the others in arrival order', async () => {
+    const s = await gatedServer(2);
+    app = s.app;
+    const responses = ['a', 'b', 'c', 'd'].map((name) => s.app.inject({ method: 'GET', url: `/work/${name}` }));
+    await s.settle();
+    expect(s.started).toEqual(['a', 'b']);
+    s.finish('b');
+    await s.settle();
+    expect(s.started).toEqual(['a', 'b', 'c']);
+    s.finish('a');
+    await s.settle();
+    expect(s.started).toEqual(['a', 'b', 'c', 'd']);
+    s.finish('c');
+    s.finish('d');
+    expect((await Promise.all(responses)).map((r) => r.json<{ done: string }>().done)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('leaves routes outside the plugin alone', async () => {
+    const s = await gatedServer(1);
+    app = s.app;
+    const busy = s.app.inject({ method: 'GET', url: '/work/a' });
+    await s.settle();
+    expect((await s.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    s.finish('a');
+    expect((await busy).statusCode).toBe(200);
+  });
+
+  it('never starts a request whose client went away while it waited, and frees slots of those that did', async () => {
+    const s = await gatedServer(1);
+    app = s.app;
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const holder = fetch(`${address}/work/a`);
+    await s.settle();
+    // A client that sends its request, then hangs up while it waits for the slot.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write('GET /work/gone HTTP/1.1\r\nHost: x\r\n\r\n');
+    await s.settle();
+    socket.destroy();
+    await s.settle();
+    const after = fetch(`${address}/work/c`);
+    await s.settle();
+    s.finish('a');
+    expect((await holder).status).toBe(200);
+    await s.settle();
+    expect(s.started).toEqual(['a', 'c']);
+    s.finish('c');
+    expect((await after).status).toBe(200);
+  });
+});
