@@ -8,13 +8,14 @@ async function gatedServer(max: number) {
   const started: string[] = [];
   const release = new Map<string, () => void>();
   const app: FastifyInstance = Fastify();
-  await app.register(async (api) => {
+  await app.register((api, _options, done) => {
     addConcurrencyGate(api, max);
     api.get<{ Params: { name: string } }>('/work/:name', async (request) => {
       started.push(request.params.name);
       await new Promise<void>((resolve) => release.set(request.params.name, resolve));
       return { done: request.params.name };
     });
+    done();
   });
   app.get('/healthz', () => ({ ok: true }));
   const settle = () => new Promise((r) => setTimeout(r, 50));
