@@ -153,15 +153,16 @@ export async function listSeriesOverlapping(
     .execute();
 }
 
+/** Collaborators' handles per session, in handle order; each handle is looked up by primary key (see baseQuery). */
 export async function collaboratorHandles(db: Db, sessionIds: readonly number[]): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   if (sessionIds.length === 0) return out;
   const rows = await db
-    .selectFrom('session_collaborators')
-    .innerJoin('users', 'users.id', 'session_collaborators.user_id')
-    .select(['session_collaborators.session_id', 'users.handle'])
-    .where('session_collaborators.session_id', 'in', [...new Set(sessionIds)])
-    .orderBy('users.handle')
+    .selectFrom('session_collaborators as sc')
+    .select(['sc.session_id', (eb) => eb.selectFrom('users').select('users.handle').whereRef('users.id', '=', 'sc.user_id').as('handle')])
+    .where('sc.session_id', 'in', [...new Set(sessionIds)])
+    .$narrowType<{ handle: string }>()
+    .orderBy('handle')
     .execute();
   for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), r.handle]);
   return out;
