@@ -4,21 +4,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type SessionFilters, sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
 import type { Db } from '../../src/storage/database.js';
 import { type Storage } from '../../src/storage/database.js';
-import type { Database, NewSession } from '../../src/storage/tables.js';
+import type { Database } from '../../src/storage/tables.js';
 import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
+import { sessionRow } from '../helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
-
-function session(name: string, createdBy: number): NewSession {
-  return {
-    org_id: 1, created_by: createdBy, name, type: 'focus', duration: 25, schedule: '2026-01-02', time_minutes: 540,
-    timezone: 'UTC', starts_at: '2026-01-02T09:00:00.000Z', ends_at: '2026-01-02T09:25:00.000Z', is_public: 1,
-    status: 'scheduled', website_blocker_enabled: 0, website_blocker: null, snooze_enabled: 0, snooze_apps: '{}',
-    is_recurring: 0, recurring_start: null, recurring_ends: null, occurrence: null, recurring_days: '[]',
-    recurring_month_option: null, recurring_month_week_pos: null, recurring_month_week_day: null, fallback_option: 0,
-    created_at: now, updated_at: now,
-  };
-}
 
 describeEachDialect('keyword search on sessions.name', (dialect) => {
   let fixture: StorageFixture;
@@ -29,7 +19,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
     fixture = await createStorageFixture(dialect, now);
     ({ storage, user } = fixture);
     const names = ['100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club'];
-    await storage.db.insertInto('sessions').values(names.map((n) => session(n, user.id))).execute();
+    await storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, user.id))).execute();
   });
   afterAll(() => fixture.close());
 
