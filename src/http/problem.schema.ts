@@ -30,7 +30,7 @@ export const problems = {
   409: describe('State conflict.'),
   413: describe('Body over 1 MiB.'),
   415: describe('Body is not JSON.'),
-  422: describe('A field rule is broken; `errors` lists every one.'),
+  422: describe('A field rule is broken, or a string in the body or query contains NUL (U+0000); `errors` lists every one.'),
   429: describe('Rate limited; see Retry-After.'),
   503: describe('Database unavailable; retry.'),
 } as const;
