@@ -137,7 +137,7 @@ export async function listSessions(
       seriesSlots(storage, user, filters, range, after, limit + 1),
     ]);
     known = series.known;
-    slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => (slotBefore(a, b) ? -1 : slotBefore(b, a) ? 1 : 0));
+    slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => repo.compareKeys(a.key, b.key));
   }
   const page = slots.slice(0, limit);
   // Only the page's rows are read; one changed meanwhile so that it no longer qualifies is left out.

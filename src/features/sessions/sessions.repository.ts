@@ -52,6 +52,8 @@ export type PageKey = { startsAt: string; id: number };
 
 /** Listing order: instants are ISO strings of one fixed format, so they order as text. */
 export const keyBefore = (a: PageKey, b: PageKey) => a.startsAt < b.startsAt || (a.startsAt === b.startsAt && a.id < b.id);
+/** keyBefore as a sort comparator. */
+export const compareKeys = (a: PageKey, b: PageKey) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0);
 
 /**
  * The keys of one page in listing order (starts_at, id) after the cursor, one org at a
@@ -72,7 +74,7 @@ async function pageKeys(db: Db, f: SessionFilters, filter: Filter, after: PageKe
     }),
   );
   const keys = perOrg.flat().map((r) => ({ startsAt: r.starts_at, id: r.id }));
-  return keys.sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0)).slice(0, limit);
+  return keys.sort(compareKeys).slice(0, limit);
 }
 
 /**
