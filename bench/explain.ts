@@ -60,7 +60,7 @@ export async function explainCalls(storage: Storage, fn: (captured: Storage) => 
   for (const node of capture.nodes) {
     const compiled = storage.db.getExecutor().compileQuery(node, createQueryId());
     if (!/^\s*select/i.test(compiled.sql)) continue; // writes (token touch) are by primary key
-    const prefix = storage.dialect.name === 'sqlite' ? 'explain query plan ' : 'explain ';
+    const prefix = storage.engine === 'sqlite' ? 'explain query plan ' : 'explain ';
     const result = await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
     const plan = result.rows.map((r) => (typeof r.detail === 'string' ? r.detail : typeof r['QUERY PLAN'] === 'string' ? r['QUERY PLAN'] : JSON.stringify(r)));
     plans.push({ sql: compiled.sql, plan, fullScan: fullScansIn(plan) });

@@ -15,11 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { authenticate } from '../src/features/auth/auth.service.js';
-import { getSession, listSessions } from '../src/features/sessions/sessions.service.js';
-import { listTasks } from '../src/features/tasks/tasks.service.js';
+import { createAuthService } from '../src/features/auth/auth.service.js';
+import { createSessionsService } from '../src/features/sessions/sessions.service.js';
+import { createTasksService } from '../src/features/tasks/tasks.service.js';
 import { openStorage } from '../src/storage/database.js';
-import { migrateToLatest } from '../src/storage/migrator.js';
 import { sqlitePath } from '../src/storage/sqlite.js';
 import { type Plan, explainCalls } from './explain.js';
 import { type SeedResult, seed } from './seed.js';
@@ -398,21 +397,21 @@ async function main(): Promise<void> {
   log(`focus bench — ${startedAt.toISOString()} — scale ${scale} — ${dialectName} — ${connections} connections, ${duration} s per scenario, mixed ${mixedDuration} s`);
   log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}, ${process.platform}`);
 
-  const storage = openStorage(db.url, { poolSize: 4 });
-  await migrateToLatest(storage);
+  const storage = openStorage({ databaseUrl: db.url, poolSize: 4 });
+  await storage.migrate();
   const seeded = await seed(storage, scale, log);
   log(`data: ${seeded.sizes.users} users in ${seeded.sizes.orgs} orgs, ${seeded.sizes.sessions} sessions (${seeded.sizes.recurringShare * 100}% recurring), ${seeded.sizes.tasks} tasks`);
 
   // Query plans for the statements behind each read scenario.
-  const user = await authenticate(storage, seeded.reader.token);
+  const user = await createAuthService(storage).authenticate(seeded.reader.token);
   if (user === undefined) throw new Error('seeded token does not authenticate');
   const planned: Record<string, Plan[]> = {
-    'auth (every request)': await explainCalls(storage, (s) => authenticate(s, seeded.reader.token)),
-    'GET /tasks': await explainCalls(storage, (s) => listTasks(s, user, {})),
-    'GET /sessions?keyword': await explainCalls(storage, (s) => listSessions(s, user, { keyword: seeded.keyword })),
-    'GET /sessions?date': await explainCalls(storage, (s) => listSessions(s, user, { date: seeded.date })),
-    'GET /sessions?day_start&day_ends': await explainCalls(storage, (s) => listSessions(s, user, { day_start: seeded.range.from, day_ends: seeded.range.to })),
-    'GET /sessions/{id}': await explainCalls(storage, (s) => getSession(s, user, seeded.sessionIds.recurring[0] ?? 1)),
+    'auth (every request)': await explainCalls(storage, (s) => createAuthService(s).authenticate(seeded.reader.token)),
+    'GET /tasks': await explainCalls(storage, (s) => createTasksService(s).list(user, {})),
+    'GET /sessions?keyword': await explainCalls(storage, (s) => createSessionsService(s).list(user, { keyword: seeded.keyword })),
+    'GET /sessions?date': await explainCalls(storage, (s) => createSessionsService(s).list(user, { date: seeded.date })),
+    'GET /sessions?day_start&day_ends': await explainCalls(storage, (s) => createSessionsService(s).list(user, { day_start: seeded.range.from, day_ends: seeded.range.to })),
+    'GET /sessions/{id}': await explainCalls(storage, (s) => createSessionsService(s).get(user, seeded.sessionIds.recurring[0] ?? 1)),
   };
   await storage.close();
   log('');

@@ -5,7 +5,8 @@
  */
 import { sql } from 'kysely';
 import { generateToken, hashToken } from '../src/features/auth/auth.token.js';
-import { DEFAULTS, type SessionModel, columnsOf } from '../src/features/sessions/sessions.model.js';
+import { type SessionModel, columnsOf } from '../src/features/sessions/sessions.model.js';
+import { SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
 import type { Storage } from '../src/storage/database.js';
 import type { Database } from '../src/storage/tables.js';
 import { addDays } from '../src/features/recurrence/recurrence.dates.js';
@@ -79,7 +80,7 @@ async function insertChunked<T extends keyof Database>(
   if (rows.length === 0) return;
   const started = performance.now();
   // Stay under the driver's bound-parameter limit; bigger statements bring nothing more.
-  const chunk = Math.max(1, Math.min(2_000, Math.floor(storage.dialect.maxParameters / columns)));
+  const chunk = Math.max(1, Math.min(2_000, Math.floor(storage.maxParameters / columns)));
   await storage.transaction(async (trx) => {
     for (let i = 0; i < rows.length; i += chunk) {
       await trx.insertInto(table).values(rows.slice(i, i + chunk)).execute();
@@ -101,7 +102,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   const pick = <V>(xs: readonly V[]): V => xs[Math.floor(rand() * xs.length)] as V;
   const now = new Date().toISOString();
   let rows = 0;
-  if (storage.dialect.name === 'sqlite') {
+  if (storage.engine === 'sqlite') {
     // The seeding connection only: random-order index inserts into 500k rows thrash the default 2 MB page cache.
     await sql`pragma cache_size = -262144`.execute(storage.db);
   }
@@ -145,7 +146,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     const recurring = rand() < sizes.recurringShare;
     const occurrence = recurring ? pick(['daily', 'weekly', 'weekly', 'weekly', 'monthly'] as const) : null;
     const model: SessionModel = {
-      ...DEFAULTS,
+      ...SESSION_DEFAULTS,
       collaborator: [],
       snooze_apps: { slack: true },
       recurring_days: [],
@@ -243,7 +244,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   rows += taskCount;
 
   const analyzeStarted = performance.now();
-  if (storage.dialect.name === 'postgres') {
+  if (storage.engine === 'postgres') {
     // Explicit ids bypass the identity sequences; move them past the seeded rows.
     for (const table of ['users', 'tokens', 'sessions', 'tasks'] as const) {
       await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(storage.db);

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import { buildApp } from './app/app.js';
 import type { Config } from './config/config.js';
-import { countUsers } from './features/auth/auth.repository.js';
-import { openStorage } from './storage/database.js';
+import { createAuthService } from './features/auth/auth.service.js';
+import { isPostgresUrl } from './storage/database.js';
 
 /** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
 export function describeDatabase(url: string): string {
-  if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  if (!isPostgresUrl(url)) return url;
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
@@ -27,22 +27,15 @@ const FIRST_RUN_HINT =
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
-  const storage = openStorage(config.databaseUrl, {
-    poolSize: config.poolSize,
-    connectTimeoutMs: config.connectTimeoutMs,
-    statementTimeoutMs: config.statementTimeoutMs,
-    onPoolError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
-  });
-  const app = await buildApp({ config, storage });
+  // The app opens storage itself, once its logger exists, and closes it when it closes.
+  const app = await buildApp({ config });
+  const { storage } = app;
   // Statistics after the migrations (a new index has none), then hourly as tables grow.
   const refreshStatistics = () =>
     storage.refreshStatistics().catch((error: unknown) => app.log.warn({ err: error }, 'could not refresh table statistics'));
   await refreshStatistics();
   const statistics = setInterval(() => void refreshStatistics(), STATISTICS_INTERVAL_MS).unref();
-  app.addHook('onClose', () => {
-    clearInterval(statistics);
-    return storage.close();
-  });
+  app.addHook('onClose', () => clearInterval(statistics));
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -65,12 +58,12 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
 
   const base = await app.listen({ port: config.port, host: config.host });
   app.log.info(
-    { database: describeDatabase(config.databaseUrl), dialect: storage.dialect.name, address: base, rateLimit: config.rateLimit },
+    { database: describeDatabase(config.databaseUrl), engine: storage.engine, address: base, rateLimit: config.rateLimit },
     'focus serving %s on %s',
     describeDatabase(config.databaseUrl),
     base,
   );
   for (const warning of await storage.settingsWarnings()) app.log.warn({ hint: 'database-settings' }, warning);
-  if ((await countUsers(storage.db)) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replace('{base}', base));
+  if ((await createAuthService(storage).countUsers()) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replace('{base}', base));
   return app;
 }

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { AdminInputError, addUser, issueToken, revokeToken } from '../features/auth/auth.service.js';
-import { type Storage, openStorage } from '../storage/database.js';
-import { migrateToLatest } from '../storage/migrator.js';
+import { AdminInputError, type AuthService, createAuthService } from '../features/auth/auth.service.js';
+import { openStorage } from '../storage/database.js';
 
 const USAGE = `usage: focus <command>
   migrate                                         apply pending migrations
@@ -21,12 +20,23 @@ function print(result: unknown): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-async function withStorage<T>(fn: (storage: Storage) => Promise<T>, options: { migrate: boolean } = { migrate: true }): Promise<T> {
+/** Opens storage from config (migrated), hands fn the admin service, closes it again. */
+async function withAdmin<T>(fn: (admin: AuthService) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const storage = openStorage(config.databaseUrl, { connectTimeoutMs: config.connectTimeoutMs, poolSize: 2 });
+  const storage = openStorage({ ...config, poolSize: 2 });
   try {
-    if (options.migrate) await migrateToLatest(storage);
-    return await fn(storage);
+    await storage.migrate();
+    return await fn(createAuthService(storage));
+  } finally {
+    await storage.close();
+  }
+}
+
+/** Applies pending migrations; the result lists what this run applied. */
+async function migrate(): Promise<string[]> {
+  const storage = openStorage({ ...loadConfig(), poolSize: 2 });
+  try {
+    return await storage.migrate();
   } finally {
     await storage.close();
   }
@@ -64,25 +74,25 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': {
       expectArgs(1);
       // Not pre-migrated: the result lists what this run applied.
-      print({ applied: await withStorage(migrateToLatest, { migrate: false }) });
+      print({ applied: await migrate() });
       return;
     }
     case 'users add': {
       expectArgs(3);
       const orgs = (values.org ?? []).map((o) => positiveInteger(o, 'org id'));
-      print(await withStorage((s) => addUser(s, arg as string, orgs)));
+      print(await withAdmin((admin) => admin.addUser(arg as string, orgs)));
       return;
     }
     case 'tokens issue': {
       expectArgs(3);
       if (values.name !== undefined && values.name.trim() === '') throw new AdminInputError('--name must not be empty');
-      print(await withStorage((s) => issueToken(s, arg as string, { name: values.name, ttl: values.ttl })));
+      print(await withAdmin((admin) => admin.issueToken(arg as string, { name: values.name, ttl: values.ttl })));
       return;
     }
     case 'tokens revoke': {
       expectArgs(3);
       const id = positiveInteger(arg as string, 'token id');
-      print(await withStorage((s) => revokeToken(s, id)));
+      print(await withAdmin((admin) => admin.revokeToken(id)));
       return;
     }
     case 'serve': {

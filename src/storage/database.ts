@@ -1,30 +1,53 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
-import type { Dialect } from './dialect.js';
-import { openPostgres } from './postgres.js';
+import { type Expression, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
+import type { Dialect, DialectName } from './dialect.js';
+import { runMigrations } from './migrator.js';
+import { openPostgres, postgresDialect } from './postgres.js';
 import { openSqlite, sqliteDialect } from './sqlite.js';
-import { postgresDialect } from './postgres.js';
 import { TransactionConflictError } from './storage.errors.js';
 import type { Database } from './tables.js';
 
-export interface StorageOptions {
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+
+/** What opening storage needs; the service's Config satisfies it. */
+export interface StorageSettings {
+  databaseUrl: string;
   poolSize?: number;
   connectTimeoutMs?: number;
   statementTimeoutMs?: number;
+}
+
+export interface StorageHooks {
+  /** An idle pooled connection failed (PostgreSQL); without a listener it would crash the process. */
   onPoolError?: (error: Error) => void;
 }
 
+/**
+ * The database, with what differs between engines decided inside. Features build their
+ * repositories on it and never ask which engine it is; driver errors leave every query
+ * as the errors of storage.errors.ts.
+ */
 export interface Storage {
-  readonly db: Kysely<Database>;
-  readonly dialect: Dialect;
+  readonly db: Db;
+  /** For log lines and the app's wiring only. */
+  readonly engine: DialectName;
+  /** Statements run synchronously on the event loop (SQLite), not on a server. */
+  readonly statementsOnEventLoop: boolean;
+  /** Largest number of bound parameters one statement may carry. */
+  readonly maxParameters: number;
+  /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
+  containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
   /** Runs fn in one transaction, retrying a lost serialization race or deadlock. */
-  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
   /**
    * An opaque value that differs whenever committed data may have changed since it was
    * last read, by this process or any other; undefined where that cannot be told cheaply
    * (PostgreSQL), and then nothing may be cached. Read it before the data it guards.
    */
   dataVersion(): string | undefined;
-  /** See Dialect.refreshStatistics. */
+  /** Applies every pending migration (safe from many processes at once); returns the names applied. */
+  migrate(): Promise<string[]>;
+  /** Keeps the planner's statistics current where the engine does not. */
   refreshStatistics(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
@@ -33,38 +56,41 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export type Db = Kysely<Database>;
-
 const MAX_ATTEMPTS = 3;
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
 
-export function openStorage(url: string, options: StorageOptions = {}): Storage {
-  const isPostgres = /^postgres(ql)?:\/\//.test(url);
-  const dialect = isPostgres ? postgresDialect : sqliteDialect;
-  const poolSize = options.poolSize ?? 10;
-  const sqlite = isPostgres ? undefined : openSqlite(url);
+/** The one way to open the database, for the app, the server and the CLI alike. */
+export function openStorage(settings: StorageSettings, hooks: StorageHooks = {}): Storage {
+  const url = settings.databaseUrl;
+  const dialect: Dialect = isPostgresUrl(url) ? postgresDialect : sqliteDialect;
+  const poolSize = settings.poolSize ?? 10;
+  const sqlite = dialect === sqliteDialect ? openSqlite(url) : undefined;
   const db =
     sqlite?.db ??
     openPostgres(url, {
       poolSize,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
-      statementTimeoutMs: options.statementTimeoutMs ?? 10_000,
-      onPoolError: options.onPoolError ?? (() => undefined),
+      connectTimeoutMs: settings.connectTimeoutMs ?? 5_000,
+      statementTimeoutMs: settings.statementTimeoutMs ?? 10_000,
+      onPoolError: hooks.onPoolError ?? (() => undefined),
     }).db;
 
   return {
     db,
-    dialect,
+    engine: dialect.name,
+    statementsOnEventLoop: dialect.statementsOnEventLoop,
+    maxParameters: dialect.maxParameters,
+    containsInsensitive: (column, needle) => dialect.containsInsensitive(column, needle),
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {
           return await db.transaction().execute(fn);
         } catch (error) {
-          const translated = dialect.translateError(error);
-          if (!(translated instanceof TransactionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+          if (!(error instanceof TransactionConflictError) || attempt >= MAX_ATTEMPTS) throw error;
         }
       }
     },
     dataVersion: () => sqlite?.dataVersion(),
+    migrate: () => runMigrations(db, dialect),
     refreshStatistics: () => dialect.refreshStatistics(db),
     async ping() {
       await sql`select 1`.execute(db);

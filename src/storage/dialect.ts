@@ -1,13 +1,14 @@
-import type { ColumnDefinitionBuilder, Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely';
 import { sql } from 'kysely';
-import type { StorageError } from './storage.errors.js';
 import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
 /**
- * Everything that differs between SQLite and PostgreSQL, chosen once when the
- * database is opened. Features never ask which dialect they run on.
+ * Everything that differs between SQLite and PostgreSQL, chosen once when the database is
+ * opened (openStorage). Only storage sees it: the Storage it builds offers the neutral
+ * operations (containsInsensitive, maxParameters, …), and each driver translates its own
+ * errors where statements run.
  */
 export interface Dialect {
   readonly name: DialectName;
@@ -18,8 +19,6 @@ export interface Dialect {
   readonly statementsOnEventLoop: boolean;
   /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
   containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
-  /** The driver error as a storage error, or undefined when it is not one we know. */
-  translateError(error: unknown): StorageError | undefined;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
   /**
@@ -28,16 +27,16 @@ export interface Dialect {
    */
   createSubstringIndex(db: Kysely<unknown>, index: string, table: string, column: string): Promise<void>;
   /**
-   * Runs fn (the migrator) so that processes migrating the same database take turns,
-   * handing it the connection to use and the schema the migration tables live in.
-   */
-  /**
    * Keeps the planner's table statistics current where the engine does not do it itself
    * (SQLite: `pragma optimize`, bounded by analysis_limit; PostgreSQL's autovacuum analyzes).
    */
   refreshStatistics(db: Kysely<Database>): Promise<void>;
   /** Server or file settings that put committed data or availability at risk, as log-ready sentences. */
   settingsWarnings(db: Kysely<Database>, poolSize: number): Promise<string[]>;
+  /**
+   * Runs fn (the migrator) so that processes migrating the same database take turns,
+   * handing it the connection to use and the schema the migration tables live in.
+   */
   withMigrationLock<T>(db: Kysely<Database>, fn: (db: Kysely<Database>, schema: string | undefined) => Promise<T>): Promise<T>;
 }
 
@@ -46,12 +45,6 @@ export function likeLiteral(needle: string): string {
   return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function likeExpression(
-  operator: 'like' | 'ilike',
-  column: Expression<string>,
-  needle: string,
-): Expression<SqlBool> {
+export function likeExpression(operator: 'like' | 'ilike', column: Expression<string>, needle: string): Expression<SqlBool> {
   return sql<SqlBool>`${column} ${sql.raw(operator)} ${likeLiteral(needle)} escape '\\'`;
 }
-
-export type AnyExpressionBuilder = ExpressionBuilder<Record<string, Record<string, unknown>>, string>;

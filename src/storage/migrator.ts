@@ -1,14 +1,15 @@
-import { type Migration, type MigrationResultSet, Migrator } from 'kysely';
-import type { Storage } from './database.js';
+import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import type { Dialect } from './dialect.js';
 import * as initial from './migrations/0001_initial.js';
 import * as sessionNameSearch from './migrations/0002_session_name_search.js';
 import * as sessionListingIndex from './migrations/0003_session_listing_index.js';
+import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003 replaces an index with a wider one). */
-function migrations(storage: Storage): Record<string, Migration> {
+function migrations(dialect: Dialect): Record<string, Migration> {
   return {
-    '0001_initial': { up: (db) => initial.up(db, storage.dialect) },
-    '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, storage.dialect) },
+    '0001_initial': { up: (db) => initial.up(db, dialect) },
+    '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, dialect) },
     '0003_session_listing_index': { up: (db) => sessionListingIndex.up(db) },
   };
 }
@@ -28,11 +29,11 @@ function otherSchemaVanished(error: unknown, ours: string | undefined): boolean 
 }
 
 /** Applies every pending migration; safe to run from many instances at once (see Dialect.withMigrationLock). */
-export async function migrateToLatest(storage: Storage): Promise<string[]> {
-  const result: MigrationResultSet = await storage.dialect.withMigrationLock(storage.db, async (db, schema) => {
+export async function runMigrations(database: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  const result: MigrationResultSet = await dialect.withMigrationLock(database, async (db, schema) => {
     const migrator = new Migrator({
       db,
-      provider: { getMigrations: () => Promise.resolve(migrations(storage)) },
+      provider: { getMigrations: () => Promise.resolve(migrations(dialect)) },
       // Kysely looks for its bookkeeping tables in every schema unless told which one: with
       // another schema of the same database already migrated, it would skip creating its own.
       ...(schema === undefined ? {} : { migrationTableSchema: schema }),

@@ -9,6 +9,7 @@ import {
   UniqueViolationError,
 } from './storage.errors.js';
 import type { Database } from './tables.js';
+import { TranslatingDriver } from './translating-driver.js';
 
 export interface PostgresOptions {
   poolSize: number;
@@ -48,8 +49,15 @@ export function openPostgres(url: string, options: PostgresOptions): { db: Kysel
   pool.on('connect', (client) => {
     client.on('error', options.onPoolError);
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new TranslatingPostgresDialect({ pool }) });
   return { db, pool };
+}
+
+/** PostgreSQL's driver, with its errors translated where the statements run. */
+class TranslatingPostgresDialect extends PostgresDialect {
+  override createDriver() {
+    return new TranslatingDriver(super.createDriver(), translatePostgresError);
+  }
 }
 
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|58)/;
@@ -58,12 +66,12 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
 function translatePostgresError(error: unknown): StorageError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, constraint } = error as Error & { code?: string; constraint?: string };
-  if (code === '23505') return new UniqueViolationError(error.message, constraint);
-  if (code === '23503') return new ForeignKeyViolationError(error.message);
-  if (code === '40001' || code === '40P01') return new TransactionConflictError(error.message);
+  if (code === '23505') return new UniqueViolationError(error.message, code, error, constraint);
+  if (code === '23503') return new ForeignKeyViolationError(error.message, code, error);
+  if (code === '40001' || code === '40P01') return new TransactionConflictError(error.message, code, error);
   if ((code !== undefined && (UNAVAILABLE_SQLSTATE.test(code) || NETWORK_CODES.has(code))) ||
       /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end/i.test(error.message)) {
-    return new StorageUnavailableError('database unavailable');
+    return new StorageUnavailableError('database unavailable', code, error);
   }
   return undefined;
 }
@@ -74,7 +82,6 @@ export const postgresDialect: Dialect = {
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
   statementsOnEventLoop: false,
   containsInsensitive: (column, needle) => likeExpression('ilike', column, needle),
-  translateError: translatePostgresError,
   maxParameters: 65_535,
   createSubstringIndex: createTrigramIndex,
   withMigrationLock: withPostgresMigrationLock,

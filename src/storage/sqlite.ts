@@ -19,6 +19,7 @@ import {
   UniqueViolationError,
 } from './storage.errors.js';
 import type { Database } from './tables.js';
+import { TranslatingDriver } from './translating-driver.js';
 
 class ImmediateSqliteDriver extends SqliteDriver {
   /** Every transaction here writes, so take the write lock up front: no upgrade deadlocks, no SQLITE_BUSY mid-transaction. */
@@ -29,7 +30,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
   /**
    * better-sqlite3 runs statements synchronously and Kysely resolves at once, so a request's
    * whole chain of statements ran without a pause, and 50 listings arriving together held the
-   * event loop for all of theirs (bench: 230 ms). Letting pending I/O and timers run before
+   * event loop for all of theirs (docs/performance.md). Letting pending I/O and timers run before
    * each statement (outside a transaction) bounds a turn of the loop by one statement.
    */
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -43,14 +44,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
     super({ database });
   }
   override createDriver() {
-    return new ImmediateSqliteDriver({ database: this.database });
+    return new TranslatingDriver(new ImmediateSqliteDriver({ database: this.database }), translateSqliteError);
   }
 }
 
 /**
  * A reader whose rows come back as arrays and become objects here: better-sqlite3 builds
- * each row object key by key through its C++ API, which costs 1.5× as much as this loop
- * (101 session rows of 29 columns: 0.71 → 0.48 ms; docs/performance.md).
+ * each row object key by key through its C++ API, which costs clearly more than this loop
+ * (docs/performance.md).
  */
 function arrayRowStatement(stmt: BetterSqlite3.Statement): SqliteStatement {
   const names = stmt.columns().map((c) => c.name);
@@ -110,7 +111,7 @@ export function openSqlite(url: string, busyTimeoutMs = 5_000): OpenedSqlite {
   raw.pragma('foreign_keys = ON');
   raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // The default 2 MB page cache re-reads pages through the OS on every listing; at 200k sessions a
-  // keyword listing ran ~2× faster with 64 MB (bench, docs/performance.md). Memory is only used as pages are read.
+  // keyword listing ran much faster with 64 MB (docs/performance.md). Memory is only used as pages are read.
   raw.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
   // data_version moves when another connection (another process) commits; total_changes when this one writes.
@@ -122,12 +123,12 @@ function translateSqliteError(error: unknown): StorageError | undefined {
   if (!(error instanceof BetterSqlite3.SqliteError)) return undefined;
   const code = error.code;
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return new UniqueViolationError(error.message, undefined);
+    return new UniqueViolationError(error.message, code, error, undefined);
   }
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new ForeignKeyViolationError(error.message);
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new ForeignKeyViolationError(error.message, code, error);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_FULL' ||
       code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY')) {
-    return new StorageUnavailableError(`database unavailable (${code})`);
+    return new StorageUnavailableError(`database unavailable (${code})`, code, error);
   }
   return undefined;
 }
@@ -151,7 +152,9 @@ async function withSqliteMigrationLock<T>(db: Kysely<Database>, fn: (db: Kysely<
           await sql`begin immediate`.execute(conn);
           break;
         } catch (error) {
-          const busy = error instanceof BetterSqlite3.SqliteError && error.code.startsWith('SQLITE_BUSY');
+          // Translated on its way out of the driver; the code says what it was.
+          const { code } = error as { code?: unknown };
+          const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
           if (!busy || Date.now() > deadline) throw error;
           await new Promise((resolve) => setTimeout(resolve, 25));
         }
@@ -177,7 +180,6 @@ export const sqliteDialect: Dialect = {
   statementsOnEventLoop: true,
   // SQLite's LIKE already ignores ASCII case.
   containsInsensitive: (column, needle) => likeExpression('like', column, needle),
-  translateError: translateSqliteError,
   maxParameters: 32_766,
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),
@@ -185,7 +187,7 @@ export const sqliteDialect: Dialect = {
   async refreshStatistics(db) {
     // Without statistics SQLite guesses that an equality on any index's first column finds
     // ~10 rows, and a listing may then walk a whole org where a page of ids would do.
-    // analysis_limit samples ~1,000 rows per index: ~40 ms at 700k rows, bounded as tables grow.
+    // analysis_limit samples ~1,000 rows per index, so the cost stays bounded as tables grow.
     await sql`pragma analysis_limit = 1000`.execute(db);
     await sql`analyze`.execute(db);
   },

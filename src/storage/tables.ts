@@ -1,4 +1,16 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type {
+  CalendarDate,
+  Flag,
+  Instant,
+  JsonText,
+  MonthOption,
+  Occurrence,
+  SessionType,
+  Status,
+  WebsiteBlocker,
+  WeekPosition,
+} from './columns.js';
 
 /*
  * Dialect-neutral column types: booleans are 0/1 integers (better-sqlite3 cannot bind
@@ -6,8 +18,6 @@ import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
  * `YYYY-MM-DD` strings and structured values are JSON text. The same rows therefore
  * read back identically on SQLite and PostgreSQL.
  */
-type Flag = 0 | 1;
-type Instant = string;
 
 export interface UsersTable {
   id: Generated<number>;
@@ -41,32 +51,31 @@ export interface SessionsTable {
   org_id: number;
   created_by: number;
   name: string;
-  type: string;
+  type: SessionType;
   duration: number;
-  schedule: string;
+  schedule: CalendarDate;
   /** Minutes after local midnight. */
   time_minutes: number;
   timezone: string;
   starts_at: Instant;
   ends_at: Instant;
   is_public: Flag;
-  status: string;
+  status: Status;
   website_blocker_enabled: Flag;
-  /** JSON: {mode, category, urls} or null. */
-  website_blocker: string | null;
+  website_blocker: JsonText<WebsiteBlocker> | null;
   snooze_enabled: Flag;
-  /** JSON object: app name → boolean. */
-  snooze_apps: string;
+  /** App name → whether snoozing applies. */
+  snooze_apps: JsonText<Record<string, boolean>>;
   is_recurring: Flag;
-  recurring_start: string | null;
-  recurring_ends: string | null;
-  occurrence: string | null;
-  /** JSON array of weekday numbers. */
-  recurring_days: string;
-  recurring_month_option: string | null;
-  recurring_month_week_pos: number | null;
+  recurring_start: CalendarDate | null;
+  recurring_ends: CalendarDate | null;
+  occurrence: Occurrence | null;
+  /** Weekday numbers, 0 = Sunday. */
+  recurring_days: JsonText<number[]>;
+  recurring_month_option: MonthOption | null;
+  recurring_month_week_pos: WeekPosition | null;
   recurring_month_week_day: number | null;
-  fallback_option: number;
+  fallback_option: Flag;
   created_at: Instant;
   updated_at: Instant;
 }
@@ -80,7 +89,7 @@ export interface SessionParticipantsTable {
   session_id: number;
   user_id: number;
   /** The occurrence joined, or '' for a one-off session. */
-  occurrence_date: string;
+  occurrence_date: CalendarDate;
   joined_at: Instant;
   completed_at: Instant | null;
 }
@@ -88,7 +97,7 @@ export interface SessionParticipantsTable {
 export interface SessionExceptionsTable {
   session_id: number;
   /** A deleted occurrence of a recurring session. */
-  occurrence_date: string;
+  occurrence_date: CalendarDate;
 }
 
 export interface TasksTable {
@@ -120,4 +129,3 @@ export interface Database {
 export type SessionRow = Selectable<SessionsTable>;
 export type NewSession = Insertable<SessionsTable>;
 export type TaskRow = Selectable<TasksTable>;
-export type TokenRow = Selectable<TokensTable>;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
 import { type CliResult, buildOnce, focus, focusBin } from '../helpers/server-process.js';
@@ -93,7 +93,7 @@ describeEachDialect('npx focus', (dialect) => {
     expectOneLineFailure(unknownOption, /--colour/);
     expectOneLineFailure(badUrl, /DATABASE_URL/);
     // None of them created anyone.
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       const handles = await storage.db.selectFrom('users').select('handle').orderBy('handle').execute();
       expect(handles.map((u) => u.handle)).toEqual(['alice', 'bob']);
@@ -117,7 +117,7 @@ describeEachDialect('npx focus', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ data: { handle: 'alice', org_ids: [1, 2, 3] } });
 
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       const row = await storage.db.selectFrom('tokens').selectAll().where('id', '=', issued.id as number).executeTakeFirstOrThrow();
       expect(row.name).toBe('laptop');

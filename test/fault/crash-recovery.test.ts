@@ -90,7 +90,7 @@ describe('SIGKILL during writes [sqlite]', () => {
     } finally {
       report('sqlite SIGKILL', ledger, ` rounds=${ROUNDS}`);
     }
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       const integrity = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(storage.db);
       expect(integrity.rows).toEqual([{ integrity_check: 'ok' }]);
@@ -152,7 +152,7 @@ describe('SIGTERM with requests in flight [sqlite]', () => {
     expect(await server.exited).toBe(0);
     process.stdout.write(`[fault] SIGTERM: ${answers.length} in-flight imports finished with 200; new connection: ${late}\n`);
 
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       const count = await storage.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(3000);
@@ -228,7 +228,7 @@ describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes 
     }
     expect(outageStatuses.every((s) => s === 503)).toBe(true);
     expect([...ledger.statuses.keys()].filter((s) => s >= 500 && s !== 503)).toEqual([]);
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       expect(await verify(storage.db, ledger), `seed ${SEED}`).toEqual([]);
       expect(ledger.acknowledged).toBeGreaterThan(0);

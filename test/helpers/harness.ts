@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
-import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { type AuthService, createAuthService } from '../../src/features/auth/auth.service.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import type { DialectName } from '../../src/storage/dialect.js';
 
 /** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
@@ -102,6 +101,8 @@ export class Client {
 export interface TestApp {
   app: FastifyInstance;
   storage: Storage;
+  /** Users and tokens, as the CLI manages them. */
+  admin: AuthService;
   url: string;
   dialect: DialectName;
   /** Creates (or extends) a user in the given orgs and returns a client holding a fresh token. */
@@ -112,17 +113,19 @@ export interface TestApp {
 
 export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
-  const storage = openStorage(database.url);
+  const storage = openStorage({ databaseUrl: database.url });
+  const admin = createAuthService(storage);
   const app = await buildApp({ config: testConfig(database.url, env), storage, logger: false });
   await app.ready();
   return {
     app,
     storage,
+    admin,
     url: database.url,
     dialect,
     async user(handle, orgIds, tokenOptions = {}) {
-      await addUser(storage, handle, orgIds);
-      const issued = await issueToken(storage, handle, tokenOptions);
+      await admin.addUser(handle, orgIds);
+      const issued = await admin.issueToken(handle, tokenOptions);
       return Object.assign(new Client(app, issued.token), { tokenId: issued.id });
     },
     anonymous: new Client(app),
@@ -150,8 +153,8 @@ export interface StorageFixture {
 /** For tests below the HTTP layer: a migrated fresh database holding one user in org 1. */
 export async function createStorageFixture(dialect: DialectName, now = '2026-01-01T00:00:00.000Z'): Promise<StorageFixture> {
   const database = await createTestDatabase(dialect);
-  const storage = openStorage(database.url);
-  await migrateToLatest(storage);
+  const storage = openStorage({ databaseUrl: database.url });
+  await storage.migrate();
   const row = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();
   await storage.db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
   await storage.db.insertInto('memberships').values({ user_id: row.id, org_id: 1 }).execute();

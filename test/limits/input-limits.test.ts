@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/http/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/toolkit/json-depth.js';
 import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
 
 /** Every limit answers a 4xx problem+json, never a 500 or a hang. */

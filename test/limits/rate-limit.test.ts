@@ -2,9 +2,9 @@ import { randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { generateToken } from '../../src/features/auth/auth.token.js';
-import { revokeToken } from '../../src/features/auth/auth.service.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { type TestApp, createTestApp, describeEachDialect, testConfig } from '../helpers/harness.js';
 
 /** A fresh client address per test, so budgets never leak between tests or runs sharing Redis. */
@@ -71,7 +71,7 @@ describeEachDialect('rate limits (memory store)', (dialect) => {
   it('charges failed authentications to the address, and then refuses every token from it alike', async () => {
     const bob = await t.user('bob', [1]);
     const revoked = await t.user('bob', [1]);
-    await revokeToken(t.storage, revoked.tokenId);
+    await createAuthService(t.storage).revokeToken(revoked.tokenId);
     const expired = await t.user('bob', [1], { ttl: '1s' });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const ip = address();

@@ -3,11 +3,10 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { addUser, issueToken, revokeToken } from '../../src/features/auth/auth.service.js';
+import { buildApp } from '../../src/app/app.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { generateToken, hashToken } from '../../src/features/auth/auth.token.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
 import { startServer } from '../helpers/server-process.js';
 
@@ -33,13 +32,13 @@ describeEachDialect('token hygiene', (dialect) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    storage = openStorage(database.url);
+    storage = openStorage({ databaseUrl: database.url });
     const counting = countingStorage(storage);
     queries = counting.queries;
     app = await buildApp({ config: testConfig(database.url), storage: counting.storage, logger: false });
     await app.ready();
-    await addUser(storage, 'alice', [1]);
-    valid = (await issueToken(storage, 'alice')).token;
+    await createAuthService(storage).addUser('alice', [1]);
+    valid = (await createAuthService(storage).issueToken('alice')).token;
   });
   afterAll(async () => {
     await app.close();
@@ -73,9 +72,9 @@ describeEachDialect('token hygiene', (dialect) => {
   });
 
   it('answers expired, revoked and unknown tokens exactly alike', async () => {
-    const revoked = await issueToken(storage, 'alice');
-    await revokeToken(storage, revoked.id);
-    const expired = await issueToken(storage, 'alice', { ttl: '1s' });
+    const revoked = await createAuthService(storage).issueToken('alice');
+    await createAuthService(storage).revokeToken(revoked.id);
+    const expired = await createAuthService(storage).issueToken('alice', { ttl: '1s' });
     expect((await me(expired.token)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const answers = await Promise.all([revoked.token, expired.token, generateToken()].map(me));
@@ -108,10 +107,10 @@ describeEachDialect('token hygiene', (dialect) => {
 describeEachDialect('tokens in logs', (dialect) => {
   it('never writes a token to the logs, even at trace level', async () => {
     const database = await createTestDatabase(dialect);
-    const storage = openStorage(database.url);
-    await migrateToLatest(storage);
-    await addUser(storage, 'alice', [1]);
-    const token = (await issueToken(storage, 'alice')).token;
+    const storage = openStorage({ databaseUrl: database.url });
+    await storage.migrate();
+    await createAuthService(storage).addUser('alice', [1]);
+    const token = (await createAuthService(storage).issueToken('alice')).token;
     await storage.close();
     // Straight from the sources: this suite needs no build.
     const server = await startServer({ DATABASE_URL: database.url, LOG_LEVEL: 'trace', RATE_LIMIT: '600' }, { from: 'source' });

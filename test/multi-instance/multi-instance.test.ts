@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
 import { type HttpResult, http, inParallel } from '../helpers/http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
@@ -30,13 +29,13 @@ const PLAIN_TASKS = 40;
 async function openWorld(database: TestDatabase, instances: number): Promise<World> {
   // Started together, so that their migrations race as they would in a rolling deploy.
   const servers = await Promise.all(Array.from({ length: instances }, () => startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' })));
-  const storage = openStorage(database.url);
+  const storage = openStorage({ databaseUrl: database.url });
   try {
-    await migrateToLatest(storage);
-    await addUser(storage, 'alice', [1]);
-    await addUser(storage, 'bob', [1]);
-    const alice = (await issueToken(storage, 'alice')).token;
-    const bob = (await issueToken(storage, 'bob')).token;
+    await storage.migrate();
+    await createAuthService(storage).addUser('alice', [1]);
+    await createAuthService(storage).addUser('bob', [1]);
+    const alice = (await createAuthService(storage).issueToken('alice')).token;
+    const bob = (await createAuthService(storage).issueToken('bob')).token;
     const session = await http(servers[0]?.url ?? '', 'POST', '/api/v1/sessions', alice, {
       org_id: 1, name: 'Shared', type: 'standard', duration: 60, schedule: '2026-03-10', time: '9:00 AM', is_public: true,
     });

@@ -1,6 +1,5 @@
-import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type HttpResult, http } from '../helpers/http.js';
 import { startServer } from '../helpers/server-process.js';
 
@@ -37,12 +36,12 @@ export async function runOutageDrill(options: {
   recoveryBudgetMs: number;
   env?: Record<string, string>;
 }): Promise<DrillReport> {
-  const storage = openStorage(options.databaseUrl);
+  const storage = openStorage({ databaseUrl: options.databaseUrl });
   let token: string;
   try {
-    await migrateToLatest(storage);
-    await addUser(storage, 'loader', [1]);
-    token = (await issueToken(storage, 'loader')).token;
+    await storage.migrate();
+    await createAuthService(storage).addUser('loader', [1]);
+    token = (await createAuthService(storage).issueToken('loader')).token;
   } finally {
     await storage.close();
   }

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, issueToken } from '../../src/features/auth/auth.service.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { type CliResult, type ServerProcess, buildOnce, focusBin, startServer } from '../helpers/server-process.js';
@@ -51,10 +51,10 @@ describe('focus serve', () => {
   });
 
   it('logs JSON with a request id and never the token', async () => {
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
-      await addUser(storage, 'alice', [1]);
-      token = (await issueToken(storage, 'alice')).token;
+      await createAuthService(storage).addUser('alice', [1]);
+      token = (await createAuthService(storage).issueToken('alice')).token;
     } finally {
       await storage.close();
     }
@@ -143,7 +143,7 @@ describe('focus serve', () => {
     expect(server.stderr()).not.toContain(token.slice(4));
 
     // Everything the import said it wrote is there.
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       const row = await storage.db
         .selectFrom('tasks')

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type UpsertRow, upsertTasks } from '../../src/features/tasks/tasks.repository.js';
+import { type UpsertRow, createTasksRepository } from '../../src/features/tasks/tasks.repository.js';
+import { sessionRow } from '../helpers/session-row.js';
 import { type Storage } from '../../src/storage/database.js';
 import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
 
@@ -28,16 +29,7 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
     fixture = await createStorageFixture(dialect, now);
     storage = fixture.storage;
     ownerId = fixture.user.id;
-    const session = await storage.db
-      .insertInto('sessions')
-      .values({
-        org_id: 1, created_by: ownerId, name: 's', type: 'focus', duration: 25, schedule: '2026-01-02', time_minutes: 540,
-        timezone: 'UTC', starts_at: now, ends_at: now, is_public: 1, status: 'scheduled', website_blocker_enabled: 0,
-        website_blocker: null, snooze_enabled: 0, snooze_apps: '{}', is_recurring: 0, recurring_days: '[]', fallback_option: 0,
-        created_at: now, updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const session = await storage.db.insertInto('sessions').values(sessionRow('s', ownerId)).returning('id').executeTakeFirstOrThrow();
     sessionId = session.id;
   });
   afterAll(() => fixture.close());
@@ -50,7 +42,7 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
   it('crosses the bound-parameter limit in several statements, inserting every row once', async () => {
     // 8 parameters a row: 8192 rows is 65,536 parameters, one more than PostgreSQL takes.
     const batch = rows(0, 8192);
-    const stored = await storage.transaction((trx) => upsertTasks(trx, ownerId, sessionId, batch, now, storage.dialect.maxParameters));
+    const stored = await storage.transaction((trx) => createTasksRepository(storage).upsert(trx, { ownerId, sessionId, rows: batch, now }));
     expect(stored).toHaveLength(8192);
     expect(stored.every((r) => r.version === 1)).toBe(true);
     expect(new Set(stored.map((r) => r.source_id)).size).toBe(8192);
@@ -59,7 +51,7 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
 
   it('updates what exists and inserts what does not, telling them apart by version', async () => {
     const stored = await storage.transaction((trx) =>
-      upsertTasks(trx, ownerId, sessionId, rows(8000, 8400, (id) => `again ${id}`), now, storage.dialect.maxParameters),
+      createTasksRepository(storage).upsert(trx, { ownerId, sessionId, rows: rows(8000, 8400, (id) => `again ${id}`), now }),
     );
     const updated = stored.filter((r) => r.version > 1);
     const inserted = stored.filter((r) => r.version === 1);
@@ -76,7 +68,12 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
     const results = await Promise.all(
       ranges.map(([from, to], i) =>
         storage.transaction((trx) =>
-          upsertTasks(trx, ownerId, sessionId, rows(from, to, (id) => `linear ${id}`).map((r) => ({ ...r, source: 'linear' })), now, maxParameters),
+          createTasksRepository({ ...storage, maxParameters }).upsert(trx, {
+            ownerId,
+            sessionId,
+            rows: rows(from, to, (id) => `linear ${id}`).map((r) => ({ ...r, source: 'linear' })),
+            now,
+          }),
         ).then((stored) => ({ i, stored })),
       ),
     );

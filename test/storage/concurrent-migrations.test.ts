@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrator.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
 
 /*
@@ -14,7 +13,7 @@ describeEachDialect('migrations from several instances at once', (dialect) => {
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
-    for (let i = 0; i < 4; i++) storages.push(openStorage(database.url, { poolSize: 2 }));
+    for (let i = 0; i < 4; i++) storages.push(openStorage({ databaseUrl: database.url, poolSize: 2 }));
   });
   afterAll(async () => {
     for (const s of storages) await s.close();
@@ -22,12 +21,12 @@ describeEachDialect('migrations from several instances at once', (dialect) => {
   });
 
   it('applies each migration once and lets every instance start', async () => {
-    const applied = await Promise.all(storages.map((s) => migrateToLatest(s)));
+    const applied = await Promise.all(storages.map((s) => s.migrate()));
     const all = applied.flat().sort();
     expect(all).toEqual([...new Set(all)]);
     expect(all).toContain('0001_initial');
     expect(all).toContain('0002_session_name_search');
     // And a later start finds nothing left to do.
-    expect(await migrateToLatest(storages[0] as Storage)).toEqual([]);
+    expect(await (storages[0] as Storage).migrate()).toEqual([]);
   });
 });

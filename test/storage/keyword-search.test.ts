@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type SessionFilters, sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
+import { type SessionFilters, createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
 import type { Db } from '../../src/storage/database.js';
 import { type Storage } from '../../src/storage/database.js';
 import type { Database } from '../../src/storage/tables.js';
@@ -25,8 +25,8 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
 
   /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
   async function page(db: Db, filters: SessionFilters, limit: number) {
-    const keys = await sessionKeys(db, storage.dialect, user, filters, undefined, limit);
-    const rows = await sessionsByIds(db, storage.dialect, user, filters, keys.map((k) => k.id));
+    const keys = await createSessionsRepository({ ...storage, db: db }).keys({ user, filters, after: undefined, limit });
+    const rows = await createSessionsRepository({ ...storage, db: db }).byIds({ user, filters, ids: keys.map((k) => k.id) });
     return keys.flatMap((k) => rows.get(k.id) ?? []);
   }
 
@@ -63,10 +63,10 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
           created_at, updated_at)
         select 1, ${user.id},
           (array['Deep work','Morning focus','Writing sprint','Code review','Study block','Planning'])[1 + g % 6] || ' #' || g,
-          'focus', 25, '2026-01-02', 540, 'UTC',
+          'standard', 25, '2026-01-02', 540, 'UTC',
           to_char(timestamp '2026-01-02 09:00' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
           to_char(timestamp '2026-01-02 09:25' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
-          g % 2, 'scheduled', 0, 0, '{}', 0, '[]', 0, ${now}, ${now}
+          g % 2, 'waiting', 0, 0, '{}', 0, '[]', 0, ${now}, ${now}
         from generate_series(1, 50000) g
       `.execute(storage.db);
       await sql`update sessions set name = name || ' zebra' where id in (select id from sessions order by id desc limit 5)`.execute(storage.db);

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
+import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
 import { sqlitePath } from '../../src/storage/sqlite.js';
 import type { Database } from '../../src/storage/tables.js';
 import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
@@ -25,9 +25,9 @@ describe('session listing plans on SQLite', () => {
       insert into sessions (org_id, created_by, name, type, duration, schedule, time_minutes, timezone, starts_at, ends_at,
         is_public, status, website_blocker_enabled, snooze_enabled, snooze_apps, is_recurring, recurring_days, fallback_option,
         created_at, updated_at)
-      select 1 + n % 2, ${user.id}, 'session ' || n || (case when n % 12 = 0 then ' review' else '' end), 'focus', 25,
+      select 1 + n % 2, ${user.id}, 'session ' || n || (case when n % 12 = 0 then ' review' else '' end), 'standard', 25,
         '2026-01-02', 540, 'UTC', printf('2026-01-02T%02d:%02d:00.000Z', n / 60 % 24, n % 60), '2026-01-02T23:59:00.000Z',
-        n % 2, 'scheduled', 0, 0, '{}', 0, '[]', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'
+        n % 2, 'waiting', 0, 0, '{}', 0, '[]', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'
       from g
     `.execute(storage.db);
     await storage.refreshStatistics();
@@ -49,9 +49,9 @@ describe('session listing plans on SQLite', () => {
     try {
       const user = { ...fixture.user, orgIds: [1, 2] };
       const filters = { orgIds: [1, 2], ...(keyword === undefined ? {} : { keyword }) };
-      const keys = await sessionKeys(spy, fixture.storage.dialect, user, filters, undefined, 101);
+      const keys = await createSessionsRepository({ ...fixture.storage, db: spy }).keys({ user, filters, after: undefined, limit: 101 });
       expect(keys).toHaveLength(101);
-      expect((await sessionsByIds(spy, fixture.storage.dialect, user, filters, keys.map((k) => k.id))).size).toBe(101);
+      expect((await createSessionsRepository({ ...fixture.storage, db: spy }).byIds({ user, filters, ids: keys.map((k) => k.id) })).size).toBe(101);
     } finally {
       await spy.destroy();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sessionKeys, sessionsByIds } from '../../src/features/sessions/sessions.repository.js';
+import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
 import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
 import { sessionRow } from '../helpers/session-row.js';
 
@@ -26,7 +26,8 @@ describeEachDialect('session pages are checked again when read', (dialect) => {
       ids.push((await storage.db.insertInto('sessions').values(sessionRow(name, owner, { is_public: pub })).returning('id').executeTakeFirstOrThrow()).id);
     }
     const filters = { orgIds: [1], keyword: 'focus' };
-    const keys = await sessionKeys(storage.db, storage.dialect, user, filters, undefined, 10);
+    const repo = createSessionsRepository(storage);
+    const keys = await repo.keys({ user, filters, after: undefined, limit: 10 });
     expect(keys.map((k) => k.id)).toEqual(ids);
 
     const [mine, madePrivate, renamed, deleted] = ids as [number, number, number, number];
@@ -34,7 +35,7 @@ describeEachDialect('session pages are checked again when read', (dialect) => {
     await storage.db.updateTable('sessions').set({ name: 'other' }).where('id', '=', renamed).execute();
     await storage.db.deleteFrom('sessions').where('id', '=', deleted).execute();
 
-    const rows = await sessionsByIds(storage.db, storage.dialect, user, filters, keys.map((k) => k.id));
+    const rows = await repo.byIds({ user, filters, ids: keys.map((k) => k.id) });
     expect([...rows.keys()]).toEqual([mine]);
   });
 });

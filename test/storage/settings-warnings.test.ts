@@ -12,7 +12,7 @@ describeEachDialect('start-up warnings about database settings', (dialect) => {
   });
 
   it('says nothing about a durable, well-sized setup', async () => {
-    const storage = openStorage(database.url);
+    const storage = openStorage({ databaseUrl: database.url });
     try {
       // The test server keeps fsync, full_page_writes and synchronous_commit on.
       expect(await storage.settingsWarnings()).toEqual([]);
@@ -23,7 +23,7 @@ describeEachDialect('start-up warnings about database settings', (dialect) => {
 
   if (dialect === 'postgres') {
     it('warns when the pool is larger than PostgreSQL allows connections', async () => {
-      const storage = openStorage(database.url, { poolSize: 100_000 });
+      const storage = openStorage({ databaseUrl: database.url, poolSize: 100_000 });
       try {
         expect((await storage.settingsWarnings()).join('\n')).toMatch(/DB_POOL_SIZE=100000 exceeds/);
       } finally {
@@ -32,7 +32,7 @@ describeEachDialect('start-up warnings about database settings', (dialect) => {
     });
   } else {
     it('warns that an in-memory database loses everything at exit', async () => {
-      const storage = openStorage('sqlite::memory:');
+      const storage = openStorage({ databaseUrl: 'sqlite::memory:' });
       try {
         expect((await storage.settingsWarnings()).join('\n')).toMatch(/in memory/);
       } finally {

@@ -50,7 +50,7 @@ describe('SQLite driver', () => {
     await storage.db.insertInto('orgs').values({ id: 77, created_at: '2026-01-01T00:00:00.000Z' }).execute();
     const afterOwnWrite = storage.dataVersion();
     expect(afterOwnWrite).not.toBe(before);
-    const other = openStorage(fixture.database.url);
+    const other = openStorage({ databaseUrl: fixture.database.url });
     try {
       await other.db.deleteFrom('orgs').where('id', '=', 77).execute();
     } finally {

@@ -1,9 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { openSqlite, sqliteDialect, sqlitePath } from '../../src/storage/sqlite.js';
+import { openSqlite, sqlitePath } from '../../src/storage/sqlite.js';
 import {
   ForeignKeyViolationError,
   StorageUnavailableError,
@@ -41,27 +41,34 @@ describeEachDialect('storage error translation', (dialect) => {
 
   it('a duplicate unique key is a UniqueViolationError', async () => {
     const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
-    const translated = storage.dialect.translateError(error);
-    expect(translated).toBeInstanceOf(UniqueViolationError);
-    if (dialect === 'postgres') expect((translated as UniqueViolationError).constraint).toBe('users_handle_key');
+    expect(error).toBeInstanceOf(UniqueViolationError);
+    if (dialect === 'postgres') expect((error as UniqueViolationError).constraint).toBe('users_handle_key');
   });
 
   it('a duplicate primary key is a UniqueViolationError', async () => {
     await storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute();
     const error = await caught(storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute());
-    expect(storage.dialect.translateError(error)).toBeInstanceOf(UniqueViolationError);
+    expect(error).toBeInstanceOf(UniqueViolationError);
   });
 
   it('a dangling reference is a ForeignKeyViolationError', async () => {
     const error = await caught(storage.db.insertInto('memberships').values({ user_id: 999_999, org_id: 7 }).execute());
-    expect(storage.dialect.translateError(error)).toBeInstanceOf(ForeignKeyViolationError);
+    expect(error).toBeInstanceOf(ForeignKeyViolationError);
   });
 
   it('an ordinary programming error is not translated (it must surface as a 500)', async () => {
     const error = await caught(sql`select * from no_such_table`.execute(storage.db));
-    expect(storage.dialect.translateError(error)).toBeUndefined();
-    expect(storage.dialect.translateError(new Error('boom'))).toBeUndefined();
-    expect(storage.dialect.translateError('not an error')).toBeUndefined();
+    for (const storageError of [UniqueViolationError, ForeignKeyViolationError, TransactionConflictError, StorageUnavailableError]) {
+      expect(error).not.toBeInstanceOf(storageError);
+    }
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it('a translated error keeps the driver error as its cause', async () => {
+    const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
+    expect(error).toBeInstanceOf(UniqueViolationError);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect((error as UniqueViolationError).code).toBe(dialect === 'postgres' ? '23505' : 'SQLITE_CONSTRAINT_UNIQUE');
   });
 
   if (dialect === 'sqlite') {
@@ -75,7 +82,7 @@ describeEachDialect('storage error translation', (dialect) => {
           impatient.db.transaction().execute((trx) => trx.insertInto('orgs').values({ id: 8, created_at: now }).execute()),
         );
         expect((error as { code?: string }).code).toBe('SQLITE_BUSY');
-        expect(sqliteDialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
       } finally {
         holder.exec('rollback');
         holder.close();
@@ -83,19 +90,15 @@ describeEachDialect('storage error translation', (dialect) => {
       }
     });
 
-    it('a read-only database file is a StorageUnavailableError', () => {
-      const readOnly = new BetterSqlite3(sqlitePath(database.url), { readonly: true });
+    it('a read-only database is a StorageUnavailableError', async () => {
+      const readOnly = openStorage({ databaseUrl: database.url });
       try {
-        let error: unknown;
-        try {
-          readOnly.prepare(`insert into orgs (id, created_at) values (9, '${now}')`).run();
-        } catch (e) {
-          error = e;
-        }
+        await sql`pragma query_only = 1`.execute(readOnly.db);
+        const error = await caught(readOnly.db.insertInto('orgs').values({ id: 9, created_at: now }).execute());
         expect((error as { code?: string }).code).toBe('SQLITE_READONLY');
-        expect(sqliteDialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
       } finally {
-        readOnly.close();
+        await readOnly.close();
       }
     });
   }
@@ -132,7 +135,7 @@ describeEachDialect('storage error translation', (dialect) => {
         });
         expect(attempts).toBe(2);
         expect((seen[0] as { code?: string }).code).toBe('40001');
-        expect(storage.dialect.translateError(seen[0])).toBeInstanceOf(TransactionConflictError);
+        expect(seen[0]).toBeInstanceOf(TransactionConflictError);
         expect(result.created_at).toBe('y');
       } finally {
         await other.end();
@@ -141,34 +144,28 @@ describeEachDialect('storage error translation', (dialect) => {
 
     it('a deadlock is a TransactionConflictError', async () => {
       await storage.db.insertInto('orgs').values([{ id: 101, created_at: now }, { id: 102, created_at: now }]).execute();
-      const a = admin();
-      const b = admin();
-      await a.connect();
-      await b.connect();
-      try {
-        await a.query(`begin; set local deadlock_timeout = '50ms'`);
-        await b.query(`begin; set local deadlock_timeout = '50ms'`);
-        await a.query(`update orgs set created_at = 'a' where id = 101`);
-        await b.query(`update orgs set created_at = 'b' where id = 102`);
-        const results = await Promise.allSettled([
-          a.query(`update orgs set created_at = 'a' where id = 102`),
-          b.query(`update orgs set created_at = 'b' where id = 101`),
-        ]);
-        const failure = results.find((r) => r.status === 'rejected');
-        expect(failure).toBeDefined();
-        const error = (failure as PromiseRejectedResult).reason as { code?: string };
-        expect(error.code).toBe('40P01');
-        expect(storage.dialect.translateError(error)).toBeInstanceOf(TransactionConflictError);
-      } finally {
-        await a.query('rollback').catch(() => undefined);
-        await b.query('rollback').catch(() => undefined);
-        await a.end();
-        await b.end();
-      }
+      // Two transactions of our own (without transaction()'s retry), each holding the row the other wants next.
+      let locked = 0;
+      let release: () => void = () => undefined;
+      const barrier = new Promise<void>((r) => (release = r));
+      const cross = (mine: number, theirs: number) =>
+        storage.db.transaction().execute(async (trx) => {
+          await sql`set local deadlock_timeout = '50ms'`.execute(trx);
+          await trx.updateTable('orgs').set({ created_at: 'x' }).where('id', '=', mine).execute();
+          if (++locked === 2) release();
+          await barrier;
+          await trx.updateTable('orgs').set({ created_at: 'y' }).where('id', '=', theirs).execute();
+        });
+      const results = await Promise.allSettled([cross(101, 102), cross(102, 101)]);
+      const failure = results.find((r) => r.status === 'rejected');
+      expect(failure).toBeDefined();
+      const error = (failure as PromiseRejectedResult).reason as { code?: string };
+      expect(error.code).toBe('40P01');
+      expect(error).toBeInstanceOf(TransactionConflictError);
     });
 
     it('a connection killed mid-query is a StorageUnavailableError, and the pool recovers', async () => {
-      const victim = openStorage(withAppName(database.url));
+      const victim = openStorage({ databaseUrl: withAppName(database.url) });
       const killer = admin();
       await killer.connect();
       try {
@@ -184,7 +181,7 @@ describeEachDialect('storage error translation', (dialect) => {
         }
         const error = await running;
         expect((error as { code?: string }).code).toBe('57P01');
-        expect(storage.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
         // The broken client leaves the pool once its socket closes (a moment after the
         // error): from then on queries get fresh connections, and nothing crashed.
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -197,41 +194,44 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a query on a connection that already died is a StorageUnavailableError', async () => {
-      const client = new pg.Client({ connectionString: withAppName(database.url) });
-      client.on('error', () => undefined);
-      await client.connect();
+      const victim = openStorage({ databaseUrl: withAppName(database.url) });
       const killer = admin();
       await killer.connect();
       try {
-        await killer.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [appName]);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const error = await caught(client.query('select 1'));
-        expect(storage.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        const error = await caught(
+          victim.db.connection().execute(async (conn) => {
+            await sql`select 1`.execute(conn);
+            await killer.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [appName]);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            await sql`select 1`.execute(conn);
+          }),
+        );
+        expect(error).toBeInstanceOf(StorageUnavailableError);
       } finally {
         await killer.end();
-        await client.end().catch(() => undefined);
+        await victim.close();
       }
     });
 
     it('a refused connection is a StorageUnavailableError', async () => {
-      const down = openStorage('postgres://postgres@127.0.0.1:1/test', { connectTimeoutMs: 500 });
+      const down = openStorage({ databaseUrl: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 500 });
       try {
         const error = await caught(down.ping());
         expect((error as { code?: string }).code).toBe('ECONNREFUSED');
-        expect(down.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
       } finally {
         await down.close();
       }
     });
 
     it('waiting too long for a pooled connection is a StorageUnavailableError', async () => {
-      const small = openStorage(withAppName(database.url), { poolSize: 1, connectTimeoutMs: 200 });
+      const small = openStorage({ databaseUrl: withAppName(database.url), poolSize: 1, connectTimeoutMs: 200 });
       try {
         const holding = small.transaction((trx) => sql`select pg_sleep(0.6)`.execute(trx));
         await new Promise((resolve) => setTimeout(resolve, 50));
         const error = await caught(small.ping());
-        expect((error as Error).message).toMatch(/timeout exceeded when trying to connect/);
-        expect(small.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(((error as Error).cause as Error).message).toMatch(/timeout exceeded when trying to connect/);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
         await holding;
       } finally {
         await small.close();
@@ -239,11 +239,11 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a statement past the statement timeout is a StorageUnavailableError', async () => {
-      const strict = openStorage(withAppName(database.url), { statementTimeoutMs: 100 });
+      const strict = openStorage({ databaseUrl: withAppName(database.url), statementTimeoutMs: 100 });
       try {
         const error = await caught(sql`select pg_sleep(2)`.execute(strict.db));
         expect((error as { code?: string }).code).toBe('57014');
-        expect(strict.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toBeInstanceOf(StorageUnavailableError);
       } finally {
         await strict.close();
       }
@@ -257,11 +257,11 @@ describeEachDialect('storage error translation', (dialect) => {
         await a.query(`create role ${role} login connection limit 0`);
         const u = new URL(database.url);
         u.username = role;
-        const limited = openStorage(u.toString(), { connectTimeoutMs: 1_000 });
+        const limited = openStorage({ databaseUrl: u.toString(), connectTimeoutMs: 1_000 });
         try {
           const error = await caught(limited.ping());
           expect((error as { code?: string }).code).toBe('53300');
-          expect(limited.dialect.translateError(error)).toBeInstanceOf(StorageUnavailableError);
+          expect(error).toBeInstanceOf(StorageUnavailableError);
         } finally {
           await limited.close();
         }
@@ -271,10 +271,4 @@ describeEachDialect('storage error translation', (dialect) => {
       }
     });
   }
-});
-
-describe('storage error translation without a database', () => {
-  it('errors that are not driver errors stay untranslated', () => {
-    expect(sqliteDialect.translateError(new TypeError('x'))).toBeUndefined();
-  });
 });

@@ -1,10 +1,4 @@
-import type { Db } from '../../storage/database.js';
-
-export interface AuthenticatedUser {
-  id: number;
-  handle: string;
-  orgIds: number[];
-}
+import type { Db, Storage } from '../../storage/database.js';
 
 export interface TokenLookup {
   tokenId: number;
@@ -13,110 +7,127 @@ export interface TokenLookup {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  orgIds: number[];
 }
 
-/**
- * The token, its user and the user's orgs in one statement (one row per org): every
- * authenticated request runs this, and a second round trip for the orgs cost as much
- * as the lookup itself. Read fresh each time, so a revocation applies to the next request.
- */
-export async function findTokenWithOrgs(db: Db, tokenHash: string): Promise<(TokenLookup & { orgIds: number[] }) | undefined> {
-  const rows = await db
-    .selectFrom('tokens')
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .leftJoin('memberships', 'memberships.user_id', 'users.id')
-    .select([
-      'tokens.id as tokenId',
-      'users.id as userId',
-      'users.handle as handle',
-      'tokens.expires_at as expiresAt',
-      'tokens.revoked_at as revokedAt',
-      'tokens.last_used_at as lastUsedAt',
-      'memberships.org_id as orgId',
-    ])
-    .where('tokens.token_hash', '=', tokenHash)
-    .orderBy('memberships.org_id')
-    .execute();
-  const first = rows[0];
-  if (first === undefined) return undefined;
-  const { orgId: _orgId, ...token } = first;
-  return { ...token, orgIds: rows.flatMap((r) => (r.orgId === null ? [] : [r.orgId])) };
+interface CachedLookup {
+  version: string;
+  found: TokenLookup | undefined;
 }
 
-export async function orgIdsOf(db: Db, userId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('memberships')
-    .select('org_id')
-    .where('user_id', '=', userId)
-    .orderBy('org_id')
-    .execute();
-  return rows.map((r) => r.org_id);
-}
+/** Bounds the lookups kept; the oldest goes first. */
+const CACHE_SIZE = 10_000;
 
-export async function touchToken(db: Db, tokenId: number, at: string): Promise<void> {
-  await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', tokenId).execute();
-}
+export type AuthRepository = ReturnType<typeof createAuthRepository>;
 
-export async function findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string } | undefined> {
-  return db.selectFrom('users').select(['id', 'handle']).where('handle', '=', handle).executeTakeFirst();
-}
+/** Users, orgs and tokens. Built once per storage: the token lookup cache lives inside. */
+export function createAuthRepository(storage: Storage) {
+  const cache = new Map<string, CachedLookup>();
 
-/** Users among `handles` who belong to `orgId`, by handle. */
-export async function membersByHandle(db: Db, orgId: number, handles: readonly string[]): Promise<Map<string, number>> {
-  if (handles.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('users')
-    .innerJoin('memberships', 'memberships.user_id', 'users.id')
-    .select(['users.id', 'users.handle'])
-    .where('memberships.org_id', '=', orgId)
-    .where('users.handle', 'in', handles)
-    .execute();
-  return new Map(rows.map((r) => [r.handle, r.id]));
-}
-
-/** Creates the user and orgs when missing and adds the memberships; idempotent. */
-export async function upsertUserWithOrgs(db: Db, handle: string, orgIds: readonly number[], now: string): Promise<number> {
-  await db.insertInto('users').values({ handle, created_at: now }).onConflict((oc) => oc.column('handle').doNothing()).execute();
-  const user = await findUserByHandle(db, handle);
-  if (user === undefined) throw new Error('user vanished after insert');
-  for (const orgId of orgIds) {
-    await db.insertInto('orgs').values({ id: orgId, created_at: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
-    await db
-      .insertInto('memberships')
-      .values({ user_id: user.id, org_id: orgId })
-      .onConflict((oc) => oc.columns(['user_id', 'org_id']).doNothing())
+  /**
+   * The token, its user and the user's orgs in one statement (one row per org): every
+   * authenticated request runs this, and a second round trip for the orgs cost as much
+   * as the lookup itself.
+   */
+  async function readToken(tokenHash: string): Promise<TokenLookup | undefined> {
+    const rows = await storage.db
+      .selectFrom('tokens')
+      .innerJoin('users', 'users.id', 'tokens.user_id')
+      .leftJoin('memberships', 'memberships.user_id', 'users.id')
+      .select([
+        'tokens.id as tokenId',
+        'users.id as userId',
+        'users.handle as handle',
+        'tokens.expires_at as expiresAt',
+        'tokens.revoked_at as revokedAt',
+        'tokens.last_used_at as lastUsedAt',
+        'memberships.org_id as orgId',
+      ])
+      .where('tokens.token_hash', '=', tokenHash)
+      .orderBy('memberships.org_id')
       .execute();
+    const first = rows[0];
+    if (first === undefined) return undefined;
+    const { orgId: _orgId, ...token } = first;
+    return { ...token, orgIds: rows.flatMap((r) => (r.orgId === null ? [] : [r.orgId])) };
   }
-  return user.id;
-}
 
-export async function insertToken(
-  db: Db,
-  values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },
-): Promise<number> {
-  const row = await db
-    .insertInto('tokens')
-    .values({
-      user_id: values.userId,
-      name: values.name,
-      token_hash: values.tokenHash,
-      created_at: values.createdAt,
-      expires_at: values.expiresAt,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
+  return {
+    /**
+     * The token row with its user and orgs. Where storage can tell that nothing was
+     * committed since the last read (its data version), that read is reused: a revocation,
+     * a new membership or a token issued by the CLI in another process changes the version,
+     * so the next request reads afresh. Where it cannot tell, every call reads.
+     */
+    async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
+      const version = storage.dataVersion();
+      if (version === undefined) return readToken(tokenHash);
+      const hit = cache.get(tokenHash);
+      if (hit?.version === version) return hit.found;
+      const found = await readToken(tokenHash);
+      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(tokenHash, { version, found });
+      return found;
+    },
 
-/** Marks the token revoked; returns false when no such token exists. Revoking twice keeps the first time. */
-export async function revokeToken(db: Db, tokenId: number, at: string): Promise<boolean> {
-  const exists = await db.selectFrom('tokens').select('id').where('id', '=', tokenId).executeTakeFirst();
-  if (exists === undefined) return false;
-  await db.updateTable('tokens').set({ revoked_at: at }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
-  return true;
-}
+    async touchToken(db: Db, q: { tokenId: number; at: string }): Promise<void> {
+      await db.updateTable('tokens').set({ last_used_at: q.at }).where('id', '=', q.tokenId).execute();
+    },
 
-export async function countUsers(db: Db): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+    async orgIdsOf(db: Db, userId: number): Promise<number[]> {
+      const rows = await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).orderBy('org_id').execute();
+      return rows.map((r) => r.org_id);
+    },
+
+    async findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string } | undefined> {
+      return db.selectFrom('users').select(['id', 'handle']).where('handle', '=', handle).executeTakeFirst();
+    },
+
+    /** Creates the user and orgs when missing and adds the memberships; idempotent. */
+    async upsertUserWithOrgs(db: Db, q: { handle: string; orgIds: readonly number[]; now: string }): Promise<number> {
+      await db.insertInto('users').values({ handle: q.handle, created_at: q.now }).onConflict((oc) => oc.column('handle').doNothing()).execute();
+      const user = await db.selectFrom('users').select('id').where('handle', '=', q.handle).executeTakeFirst();
+      if (user === undefined) throw new Error('user vanished after insert');
+      for (const orgId of q.orgIds) {
+        await db.insertInto('orgs').values({ id: orgId, created_at: q.now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+        await db
+          .insertInto('memberships')
+          .values({ user_id: user.id, org_id: orgId })
+          .onConflict((oc) => oc.columns(['user_id', 'org_id']).doNothing())
+          .execute();
+      }
+      return user.id;
+    },
+
+    async insertToken(
+      db: Db,
+      values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },
+    ): Promise<number> {
+      const row = await db
+        .insertInto('tokens')
+        .values({
+          user_id: values.userId,
+          name: values.name,
+          token_hash: values.tokenHash,
+          created_at: values.createdAt,
+          expires_at: values.expiresAt,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    /** Marks the token revoked; false when no such token exists. Revoking twice keeps the first time. */
+    async revokeToken(db: Db, q: { tokenId: number; at: string }): Promise<boolean> {
+      const exists = await db.selectFrom('tokens').select('id').where('id', '=', q.tokenId).executeTakeFirst();
+      if (exists === undefined) return false;
+      await db.updateTable('tokens').set({ revoked_at: q.at }).where('id', '=', q.tokenId).where('revoked_at', 'is', null).execute();
+      return true;
+    },
+
+    async countUsers(db: Db): Promise<number> {
+      const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { problemResponses } from '../../http/problem.schema.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
 
 const Me = Type.Object({
   data: Type.Object({

@@ -1,81 +1,15 @@
 import type { Storage } from '../../storage/database.js';
-import {
-  type AuthenticatedUser,
-  findTokenWithOrgs,
-  findUserByHandle,
-  insertToken,
-  orgIdsOf,
-  revokeToken as revokeTokenRow,
-  touchToken,
-  upsertUserWithOrgs,
-} from './auth.repository.js';
+import type { AuthenticatedUser } from './auth.caller.js';
+import { isHandle } from './auth.caller.js';
+import { createAuthRepository } from './auth.repository.js';
 import { generateToken, hashToken, isWellFormedToken } from './auth.token.js';
-
-export type { AuthenticatedUser };
 
 /** last_used_at is kept to the minute: a write per request would serialise every reader on SQLite. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-type TokenWithOrgs = NonNullable<Awaited<ReturnType<typeof findTokenWithOrgs>>>;
-interface CachedLookup {
-  version: string;
-  found: TokenWithOrgs | undefined;
-}
-
-/** Bounds the lookups kept per storage; the oldest goes first. */
-const CACHE_SIZE = 10_000;
-const lookupCaches = new WeakMap<Storage, Map<string, CachedLookup>>();
-
-/**
- * The token row with its user and orgs. Where the storage can tell that nothing was
- * committed since (SQLite's data version), the last lookup is reused: a revocation, a new
- * membership or a token issued by the CLI in another process changes the version, so the
- * next request reads afresh. Elsewhere (PostgreSQL) every request reads.
- */
-async function lookUp(storage: Storage, tokenHash: string): Promise<TokenWithOrgs | undefined> {
-  const version = storage.dataVersion();
-  if (version === undefined) return findTokenWithOrgs(storage.db, tokenHash);
-  let cache = lookupCaches.get(storage);
-  if (cache === undefined) lookupCaches.set(storage, (cache = new Map<string, CachedLookup>()));
-  const hit = cache.get(tokenHash);
-  if (hit?.version === version) return hit.found;
-  const found = await findTokenWithOrgs(storage.db, tokenHash);
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  cache.set(tokenHash, { version, found });
-  return found;
-}
-
-/**
- * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
- * malformed, expired and revoked tokens are indistinguishable to the caller.
- */
-export async function authenticate(storage: Storage, token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
-  if (!isWellFormedToken(token)) return undefined;
-  const found = await lookUp(storage, hashToken(token));
-  if (found === undefined || found.revokedAt !== null) return undefined;
-  const nowIso = now.toISOString();
-  if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
-  if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
-    // The write moves the data version, so the next request reads the touched row.
-    await touchToken(storage.db, found.tokenId, nowIso);
-  }
-  return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds] };
-}
-
-export const HANDLE_PATTERN = /^[a-z0-9._-]{1,64}$/;
-
+/** A bad argument to an administrative action (the CLI's commands); its message is for the operator. */
 export class AdminInputError extends Error {
   override name = 'AdminInputError';
-}
-
-export async function addUser(storage: Storage, handle: string, orgIds: readonly number[]) {
-  if (!HANDLE_PATTERN.test(handle)) throw new AdminInputError('handle must be 1–64 characters of [a-z0-9._-]');
-  if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
-  for (const org of orgIds) {
-    if (!Number.isSafeInteger(org) || org < 1) throw new AdminInputError(`org id must be a positive integer: ${org}`);
-  }
-  const userId = await storage.transaction((trx) => upsertUserWithOrgs(trx, handle, orgIds, new Date().toISOString()));
-  return { handle, org_ids: await orgIdsOf(storage.db, userId) };
 }
 
 /** Parses a TTL such as `30d`, `12h`, `45m`, `90s`; returns milliseconds. */
@@ -88,24 +22,65 @@ export function parseTtl(ttl: string): number {
   return ms;
 }
 
-export async function issueToken(storage: Storage, handle: string, options: { name?: string; ttl?: string } = {}) {
-  const user = await findUserByHandle(storage.db, handle);
-  if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
-  const now = new Date();
-  const expiresAt = options.ttl === undefined ? null : new Date(now.getTime() + parseTtl(options.ttl)).toISOString();
-  const token = generateToken();
-  const id = await insertToken(storage.db, {
-    userId: user.id,
-    name: options.name ?? null,
-    tokenHash: hashToken(token),
-    createdAt: now.toISOString(),
-    expiresAt,
-  });
-  return { id, token, expires_at: expiresAt };
-}
+export type AuthService = ReturnType<typeof createAuthService>;
 
-export async function revokeToken(storage: Storage, id: number) {
-  if (!Number.isSafeInteger(id) || id < 1) throw new AdminInputError('token id must be a positive integer');
-  if (!(await revokeTokenRow(storage.db, id, new Date().toISOString()))) throw new AdminInputError(`no token with id ${id}`);
-  return { id, revoked: true as const };
+/** Authentication of requests, and the administration of users and tokens (the CLI). */
+export function createAuthService(storage: Storage) {
+  const repo = createAuthRepository(storage);
+
+  return {
+    /**
+     * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
+     * malformed, expired and revoked tokens are indistinguishable to the caller.
+     */
+    async authenticate(token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
+      if (!isWellFormedToken(token)) return undefined;
+      const found = await repo.findToken(hashToken(token));
+      if (found === undefined || found.revokedAt !== null) return undefined;
+      const nowIso = now.toISOString();
+      if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
+      if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
+        // The write moves the data version, so the next request reads the touched row.
+        await repo.touchToken(storage.db, { tokenId: found.tokenId, at: nowIso });
+      }
+      return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds] };
+    },
+
+    async addUser(handle: string, orgIds: readonly number[]) {
+      if (!isHandle(handle)) throw new AdminInputError('handle must be 1–64 characters of [a-z0-9._-]');
+      if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
+      for (const org of orgIds) {
+        if (!Number.isSafeInteger(org) || org < 1) throw new AdminInputError(`org id must be a positive integer: ${org}`);
+      }
+      const now = new Date().toISOString();
+      const userId = await storage.transaction((trx) => repo.upsertUserWithOrgs(trx, { handle, orgIds, now }));
+      return { handle, org_ids: await repo.orgIdsOf(storage.db, userId) };
+    },
+
+    async issueToken(handle: string, options: { name?: string; ttl?: string } = {}) {
+      const user = await repo.findUserByHandle(storage.db, handle);
+      if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
+      const now = new Date();
+      const expiresAt = options.ttl === undefined ? null : new Date(now.getTime() + parseTtl(options.ttl)).toISOString();
+      const token = generateToken();
+      const id = await repo.insertToken(storage.db, {
+        userId: user.id,
+        name: options.name ?? null,
+        tokenHash: hashToken(token),
+        createdAt: now.toISOString(),
+        expiresAt,
+      });
+      return { id, token, expires_at: expiresAt };
+    },
+
+    async revokeToken(id: number) {
+      if (!Number.isSafeInteger(id) || id < 1) throw new AdminInputError('token id must be a positive integer');
+      if (!(await repo.revokeToken(storage.db, { tokenId: id, at: new Date().toISOString() }))) {
+        throw new AdminInputError(`no token with id ${id}`);
+      }
+      return { id, revoked: true as const };
+    },
+
+    countUsers: () => repo.countUsers(storage.db),
+  };
 }

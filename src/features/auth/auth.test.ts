@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import { findUserByHandle, insertToken } from './auth.repository.js';
+import { createAuthRepository } from './auth.repository.js';
 import { openStorage } from '../../storage/database.js';
-import { addUser, revokeToken } from './auth.service.js';
+import { createAuthService } from './auth.service.js';
 import { generateToken, hashToken } from './auth.token.js';
 
 const ME = '/api/v1/me';
@@ -13,10 +13,11 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
   /** Stores a token for a user directly, with any expiry, and returns a client holding it. */
   async function tokenFor(handle: string, expiresAt: string | null): Promise<Client> {
-    const user = await findUserByHandle(t.storage.db, handle);
+    const repo = createAuthRepository(t.storage);
+    const user = await repo.findUserByHandle(t.storage.db, handle);
     if (user === undefined) throw new Error(`no user ${handle}`);
     const token = generateToken();
-    await insertToken(t.storage.db, { userId: user.id, name: 'test', tokenHash: hashToken(token), createdAt: new Date().toISOString(), expiresAt });
+    await repo.insertToken(t.storage.db, { userId: user.id, name: 'test', tokenHash: hashToken(token), createdAt: new Date().toISOString(), expiresAt });
     return new Client(t.app, token);
   }
 
@@ -72,7 +73,7 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
     const toRevoke = await t.user('alice', [7]);
     expect((await toRevoke.get(ME)).status).toBe(200);
-    await revokeToken(t.storage, toRevoke.tokenId);
+    await createAuthService(t.storage).revokeToken(toRevoke.tokenId);
 
     const expired = await tokenFor('alice', new Date(Date.now() - 1000).toISOString());
     const valid = await tokenFor('alice', new Date(Date.now() + 3_600_000).toISOString());
@@ -94,14 +95,14 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
   it('a revocation or membership committed by another process applies to the next request', async () => {
     // Another connection to the same database, as the CLI or a second instance would hold.
-    const other = openStorage(t.url);
+    const other = openStorage({ databaseUrl: t.url });
     try {
       const bob = await t.user('bob-elsewhere', [5]);
       expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5] } });
-      await addUser(other, 'bob-elsewhere', [6]);
+      await createAuthService(other).addUser('bob-elsewhere', [6]);
       expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5, 6] } });
       expect((await bob.get(ME)).status).toBe(200);
-      await revokeToken(other, bob.tokenId);
+      await createAuthService(other).revokeToken(bob.tokenId);
       expect((await bob.get(ME)).status).toBe(401);
     } finally {
       await other.close();

@@ -44,3 +44,10 @@ export function isWellFormedToken(token: string): boolean {
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** The token of an `Authorization: Bearer <token>` header (scheme in any case), or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}

@@ -1,10 +1,10 @@
-import { FieldErrors } from '../../http/errors.js';
-import { decodeCursor, encodeCursor } from '../../http/paging.js';
-import type { Storage } from '../../storage/database.js';
-import type { AuthenticatedUser } from '../auth/auth.service.js';
+import { FieldErrors } from '../../toolkit/errors.js';
+import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import { takeMerged } from './sessions.merge.js';
+import type { SessionsContext } from './sessions.context.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { type OccurrenceView, occurrenceView, seriesPattern } from './sessions.occurrences.js';
 import { type Item, type KnownState, effectiveStatus, render } from './sessions.records.js';
@@ -71,18 +71,19 @@ function firstDayAfter(startsAt: string, from: string): string {
  * that one), so it is applied here rather than in SQL.
  */
 async function seriesSlots(
-  storage: Storage,
+  ctx: SessionsContext,
   user: AuthenticatedUser,
   filters: repo.SessionFilters,
   range: { from: string; to: string },
   after: PageKey | undefined,
   take: number,
 ): Promise<{ slots: Slot[]; known: KnownState }> {
-  const series = await repo.listSeriesOverlapping(storage.db, storage.dialect, user, sqlFiltersOf(filters), range.from, range.to);
+  const { db } = ctx.storage;
+  const series = await ctx.sessions.seriesOverlapping({ user, filters: sqlFiltersOf(filters), ...range });
   const ids = series.map((s) => s.id);
   const [exceptions, hostCompleted] = await Promise.all([
-    repo.exceptionsOf(storage.db, ids),
-    repo.hostCompletions(storage.db, ids, range.from, range.to),
+    ctx.sessions.exceptionsOf(db, ids),
+    ctx.participants.hostCompletions(db, { sessionIds: ids, ...range }),
   ]);
   const start = after === undefined ? range.from : firstDayAfter(after.startsAt, range.from);
 
@@ -107,7 +108,7 @@ const sqlFiltersOf = (filters: repo.SessionFilters): repo.SessionFilters =>
   filters.completed === 1 ? { ...filters, completed: undefined } : filters;
 
 export async function listSessions(
-  storage: Storage,
+  ctx: SessionsContext,
   user: AuthenticatedUser,
   query: ListSessionsQuery,
 ): Promise<{ data: Session[]; next_cursor: string | null }> {
@@ -130,18 +131,18 @@ export async function listSessions(
   // Series on the page were read to be expanded (exceptions, host completions); a one-off session has none.
   let known: KnownState = {};
   if (range === undefined) {
-    slots = (await repo.sessionKeys(storage.db, storage.dialect, user, filters, after, limit + 1)).map((key) => ({ key }));
+    slots = (await ctx.sessions.keys({ user, filters, after, limit: limit + 1 })).map((key) => ({ key }));
   } else {
     const [oneOff, series] = await Promise.all([
-      repo.oneOffKeysInRange(storage.db, storage.dialect, user, filters, range.from, range.to, after, limit + 1),
-      seriesSlots(storage, user, filters, range, after, limit + 1),
+      ctx.sessions.oneOffKeysInRange({ user, filters, ...range, after, limit: limit + 1 }),
+      seriesSlots(ctx, user, filters, range, after, limit + 1),
     ]);
     known = series.known;
     slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => repo.compareKeys(a.key, b.key));
   }
   const page = slots.slice(0, limit);
   // Only the page's rows are read; one changed meanwhile so that it no longer qualifies is left out.
-  const rows = await repo.sessionsByIds(storage.db, storage.dialect, user, sqlFiltersOf(filters), page.map((s) => s.key.id));
+  const rows = await ctx.sessions.byIds({ user, filters: sqlFiltersOf(filters), ids: page.map((s) => s.key.id) });
   const items: Item[] = page.flatMap(({ key, occurrence }) => {
     const row = rows.get(key.id);
     if (row === undefined) return [];
@@ -150,7 +151,7 @@ export async function listSessions(
   });
   const last = page.at(-1);
   return {
-    data: await render(storage.db, items, known),
+    data: await render(ctx, ctx.storage.db, items, known),
     next_cursor: slots.length > limit && last !== undefined ? encodeCursor([last.key.startsAt, last.key.id]) : null,
   };
 }

@@ -1,14 +1,25 @@
+import {
+  type Flag,
+  type MonthOption,
+  type Occurrence,
+  type SessionType,
+  type Status,
+  type WebsiteBlocker,
+  type WeekPosition,
+  parseJson,
+  toJson,
+} from '../../storage/columns.js';
 import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { formatTime12h, isValidTimeZone, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
-import type { CreateSessionBody, Participation, Session, Status } from './sessions.schema.js';
+import type { CreateSessionBody, Participation, Session } from './sessions.schema.js';
 
 /** A session's writable state, as the service reasons about it (time in minutes). */
 export interface SessionModel {
   org_id: number;
   name: string;
-  type: 'drop-in' | 'standard';
+  type: SessionType;
   duration: number;
   schedule: string;
   time: number;
@@ -17,39 +28,19 @@ export interface SessionModel {
   collaborator: string[];
   status: Status;
   website_blocker_enabled: boolean;
-  website_blocker: { mode: 'preset' | 'custom'; category: string[]; urls: string[] } | null;
+  website_blocker: WebsiteBlocker | null;
   snooze_enabled: boolean;
   snooze_apps: Record<string, boolean>;
-  is_recurring: 0 | 1;
+  is_recurring: Flag;
   recurring_start: string | null;
   recurring_ends: string | null;
-  occurrence: 'daily' | 'weekly' | 'monthly' | null;
+  occurrence: Occurrence | null;
   recurring_days: number[];
-  recurring_month_option: 'exact' | 'week_day' | null;
-  recurring_month_week_pos: 1 | 2 | 3 | 4 | -1 | null;
+  recurring_month_option: MonthOption | null;
+  recurring_month_week_pos: WeekPosition | null;
   recurring_month_week_day: number | null;
-  fallback_option: 0 | 1;
+  fallback_option: Flag;
 }
-
-export const DEFAULTS = {
-  timezone: 'UTC',
-  is_public: false,
-  collaborator: [],
-  status: 'waiting',
-  website_blocker_enabled: false,
-  website_blocker: null,
-  snooze_enabled: false,
-  snooze_apps: {},
-  is_recurring: 0,
-  recurring_start: null,
-  recurring_ends: null,
-  occurrence: null,
-  recurring_days: [],
-  recurring_month_option: null,
-  recurring_month_week_pos: null,
-  recurring_month_week_day: null,
-  fallback_option: 0,
-} as const satisfies Partial<SessionModel>;
 
 type WritableInput = Partial<Omit<CreateSessionBody, 'time'>> & { time?: string };
 
@@ -74,7 +65,7 @@ export function writableFields(body: WritableInput, skip: (field: string) => boo
     else if (key === 'name') out.name = (value as string).trim();
     else if (key === 'timezone') out.timezone = zoneSpelling(value as string);
     else if (key === 'website_blocker' && value !== null) {
-      const wb = value as { mode: 'preset' | 'custom'; category?: string[]; urls?: string[] };
+      const wb = value as Partial<WebsiteBlocker> & Pick<WebsiteBlocker, 'mode'>;
       out.website_blocker = { mode: wb.mode, category: wb.category ?? [], urls: wb.urls ?? [] };
     } else out[key] = value;
   }
@@ -107,19 +98,19 @@ export function recurrenceFromRow(row: RecurrenceRow): RecurrenceFields {
     is_recurring: row.is_recurring,
     recurring_start: row.recurring_start,
     recurring_ends: row.recurring_ends,
-    occurrence: row.occurrence as SessionModel['occurrence'],
-    recurring_days: JSON.parse(row.recurring_days) as number[],
-    recurring_month_option: row.recurring_month_option as SessionModel['recurring_month_option'],
-    recurring_month_week_pos: row.recurring_month_week_pos as SessionModel['recurring_month_week_pos'],
+    occurrence: row.occurrence,
+    recurring_days: parseJson(row.recurring_days),
+    recurring_month_option: row.recurring_month_option,
+    recurring_month_week_pos: row.recurring_month_week_pos,
     recurring_month_week_day: row.recurring_month_week_day,
-    fallback_option: row.fallback_option as 0 | 1,
+    fallback_option: row.fallback_option,
   };
 }
 
 export function modelFromRow(row: SessionRow, collaborators: string[]): SessionModel {
   const r = recurrenceFromRow(row);
-  // Copied by name, not spread: with `...r` every record V8 built took a slow path, and an
-  // unfiltered listing went from 3.0 to 5.3 ms (bench, in-process).
+  // Copied by name, not spread: with `...r` every record V8 built took a slow path
+  // (docs/performance.md).
   return {
     schedule: r.schedule,
     is_recurring: r.is_recurring,
@@ -133,17 +124,17 @@ export function modelFromRow(row: SessionRow, collaborators: string[]): SessionM
     fallback_option: r.fallback_option,
     org_id: row.org_id,
     name: row.name,
-    type: row.type as SessionModel['type'],
+    type: row.type,
     duration: row.duration,
     time: row.time_minutes,
     timezone: row.timezone,
     is_public: row.is_public === 1,
     collaborator: collaborators,
-    status: row.status as Status,
+    status: row.status,
     website_blocker_enabled: row.website_blocker_enabled === 1,
-    website_blocker: row.website_blocker === null ? null : (JSON.parse(row.website_blocker) as SessionModel['website_blocker']),
+    website_blocker: row.website_blocker === null ? null : parseJson(row.website_blocker),
     snooze_enabled: row.snooze_enabled === 1,
-    snooze_apps: JSON.parse(row.snooze_apps) as Record<string, boolean>,
+    snooze_apps: parseJson(row.snooze_apps),
   };
 }
 
@@ -163,14 +154,14 @@ export function columnsOf(m: SessionModel, now: string): Omit<NewSession, 'creat
     is_public: m.is_public ? 1 : 0,
     status: m.status,
     website_blocker_enabled: m.website_blocker_enabled ? 1 : 0,
-    website_blocker: m.website_blocker === null ? null : JSON.stringify(m.website_blocker),
+    website_blocker: m.website_blocker === null ? null : toJson(m.website_blocker),
     snooze_enabled: m.snooze_enabled ? 1 : 0,
-    snooze_apps: JSON.stringify(m.snooze_apps),
+    snooze_apps: toJson(m.snooze_apps),
     is_recurring: m.is_recurring,
     recurring_start: m.recurring_start,
     recurring_ends: m.recurring_ends,
     occurrence: m.occurrence,
-    recurring_days: JSON.stringify(m.recurring_days),
+    recurring_days: toJson(m.recurring_days),
     recurring_month_option: m.recurring_month_option,
     recurring_month_week_pos: m.recurring_month_week_pos,
     recurring_month_week_day: m.recurring_month_week_day,

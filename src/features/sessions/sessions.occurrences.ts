@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../toolkit/errors.js';
 import { type RecurrencePattern, isOccurrence, nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { type OccurrenceInstants, occurrenceInstants, todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionRow } from '../../storage/tables.js';

@@ -1,13 +1,15 @@
+import type { Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
+import type { SessionsContext } from './sessions.context.js';
 import { modelFromRow, toSession } from './sessions.model.js';
 import { ONE_OFF, type OccurrenceView, nextOccurrence, seriesPattern } from './sessions.occurrences.js';
-import * as repo from './sessions.repository.js';
-import type { Session, Status } from './sessions.schema.js';
+import { type SessionWithCreator, occurrenceKey } from './sessions.repository.js';
+import type { Session } from './sessions.schema.js';
 
 /** A session to show: the session itself, or (in dated listings) one of its days. */
 export interface Item {
-  row: repo.SessionWithCreator;
+  row: SessionWithCreator;
   occurrence?: OccurrenceView;
 }
 
@@ -16,8 +18,8 @@ export interface Item {
  * completed when its host completed it (or the whole series is completed).
  */
 export function effectiveStatus(row: Pick<SessionRow, 'id' | 'is_recurring' | 'status'>, date: string | undefined, hostCompleted: ReadonlySet<string>): Status {
-  if (row.is_recurring === 1 && date !== undefined && hostCompleted.has(repo.occurrenceKey(row.id, date))) return 'completed';
-  return row.status as Status;
+  if (row.is_recurring === 1 && date !== undefined && hostCompleted.has(occurrenceKey(row.id, date))) return 'completed';
+  return row.status;
 }
 
 /**
@@ -42,18 +44,20 @@ export interface KnownState {
 }
 
 /** Builds the API records for a page of items with a fixed number of queries. */
-export async function render(db: Db, items: readonly Item[], known: KnownState = {}): Promise<Session[]> {
+export async function render(ctx: SessionsContext, db: Db, items: readonly Item[], known: KnownState = {}): Promise<Session[]> {
   const ids = items.map((i) => i.row.id);
   const seriesIds = items.filter((i) => i.row.is_recurring === 1).map((i) => i.row.id);
-  const exceptions = known.exceptions ?? (await repo.exceptionsOf(db, seriesIds));
+  const exceptions = known.exceptions ?? (await ctx.sessions.exceptionsOf(db, seriesIds));
   const shown = items.map((item) => ({ item, counted: countedOccurrence(item, exceptions.get(item.row.id)) }));
   const countKeys = shown.flatMap(({ item, counted }) => (counted === null ? [] : [{ sessionId: item.row.id, occurrenceDate: counted }]));
   const dates = items.flatMap((i) => (i.occurrence === undefined ? [] : [i.occurrence.date])).sort();
   const [collaborators, counts, hostCompleted] = await Promise.all([
-    repo.collaboratorHandles(db, ids),
-    repo.participantCounts(db, countKeys),
+    ctx.sessions.collaboratorHandles(db, ids),
+    ctx.participants.counts(db, countKeys),
     known.hostCompleted ??
-      (dates.length === 0 ? new Set<string>() : repo.hostCompletions(db, seriesIds, dates[0] as string, dates.at(-1) as string)),
+      (dates.length === 0
+        ? new Set<string>()
+        : ctx.participants.hostCompletions(db, { sessionIds: seriesIds, from: dates[0] as string, to: dates.at(-1) as string })),
   ]);
   return shown.map(({ item: { row, occurrence }, counted }) => {
     const sessionExceptions = exceptions.get(row.id);
@@ -63,7 +67,7 @@ export async function render(db: Db, items: readonly Item[], known: KnownState =
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       // The host always counts as joined.
-      participantsCount: 1 + (counted === null ? 0 : (counts.get(repo.occurrenceKey(row.id, counted)) ?? 0)),
+      participantsCount: 1 + (counted === null ? 0 : (counts.get(occurrenceKey(row.id, counted)) ?? 0)),
       exceptions: sessionExceptions,
       ...(occurrence === undefined ? {} : { occurrence: { ...occurrence, status: effectiveStatus(row, occurrence.date, hostCompleted) } }),
     });

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
-import type { FieldError } from '../../http/errors.js';
-import { problemResponses } from '../../http/problem.schema.js';
-import { IdParams } from '../../http/schema-helpers.js';
-import { toFieldErrors } from '../../http/validation.js';
-import type { Storage } from '../../storage/database.js';
+import { locationOf } from '../../toolkit/api.js';
+import type { FieldError } from '../../toolkit/errors.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
+import { IdParams } from '../../toolkit/schema-helpers.js';
+import { toFieldErrors } from '../../toolkit/validation.js';
 import {
   CreateSessionBody,
   DeleteSessionQuery,
@@ -19,7 +19,7 @@ import {
   SessionList,
   UpdateSessionBody,
 } from './sessions.schema.js';
-import * as service from './sessions.service.js';
+import type { SessionsService } from './sessions.service.js';
 
 const tags = ['sessions'];
 const common = [401, 429, 503] as const;
@@ -38,7 +38,7 @@ function bodySchemaErrors(request: FastifyRequest): FieldError[] {
   return toFieldErrors(issues as ErrorObject[]);
 }
 
-export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
+export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
   app.get(
     '/sessions',
     {
@@ -51,7 +51,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
         response: { 200: SessionList, ...problemResponses(400, 422, ...common) },
       },
     },
-    (request) => service.listSessions(storage, request.user, request.query),
+    (request) => sessions.list(request.user, request.query),
   );
 
   app.post(
@@ -66,8 +66,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
       },
     },
     async (request, reply) => {
-      const session = await service.createSession(storage, request.user, request.body, bodySchemaErrors(request));
-      return reply.code(201).header('location', `/api/v1/sessions/${session.id}`).send({ data: session });
+      const session = await sessions.create(request.user, request.body, bodySchemaErrors(request));
+      return reply.code(201).header('location', locationOf('sessions', session.id)).send({ data: session });
     },
   );
 
@@ -85,7 +85,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
         response: { 200: SessionEnvelope, ...problemResponses(404, 422, ...common) },
       },
     },
-    async (request) => ({ data: await service.getSession(storage, request.user, request.params.id, request.query.date) }),
+    async (request) => ({ data: await sessions.get(request.user, request.params.id, request.query.date) }),
   );
 
   app.put(
@@ -101,7 +101,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
       },
     },
     async (request) => ({
-      data: await service.updateSession(storage, request.user, request.params.id, request.body, bodySchemaErrors(request)),
+      data: await sessions.update(request.user, request.params.id, request.body, bodySchemaErrors(request)),
     }),
   );
 
@@ -117,7 +117,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
       },
     },
     async (request, reply) => {
-      await service.deleteSession(storage, request.user, request.params.id, request.query);
+      await sessions.delete(request.user, request.params.id, request.query);
       return reply.code(204).send(null);
     },
   );
@@ -133,7 +133,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
         response: { 200: OccurrenceList, ...problemResponses(404, 422, ...common) },
       },
     },
-    (request) => service.listOccurrences(storage, request.user, request.params.id, request.query.from, request.query.to),
+    (request) => sessions.occurrences(request.user, request.params.id, request.query.from, request.query.to),
   );
 
   for (const action of ['join', 'leave', 'complete'] as const) {
@@ -148,7 +148,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
           response: { 200: ParticipationEnvelope, ...problemResponses(404, 409, 422, ...common) },
         },
       },
-      (request) => service.participate(storage, request.user, request.params.id, action, request.query.date),
+      (request) => sessions.participate(request.user, request.params.id, action, request.query.date),
     );
   }
 };

@@ -1,11 +1,11 @@
-import { type FieldError, FieldErrors, conflict, forbidden } from '../../http/errors.js';
+import { STATUSES, type Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
-import { membersByHandle } from '../auth/auth.repository.js';
-import type { AuthenticatedUser } from '../auth/auth.service.js';
+import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
 import { isValidTimeZone } from '../recurrence/recurrence.time.js';
+import type { SessionsContext } from './sessions.context.js';
 import type { SessionModel } from './sessions.model.js';
-import { STATUSES, type Status } from './sessions.schema.js';
 
 /*
  * The rules the JSON schema cannot state: they span fields, need the stored session
@@ -25,6 +25,7 @@ export function isFlagged(errors: readonly FieldError[], field: string): boolean
  * not in. Returns the collaborators' user ids.
  */
 export async function checkSessionRules(
+  ctx: SessionsContext,
   db: Db,
   user: AuthenticatedUser,
   candidate: Partial<SessionModel>,
@@ -55,7 +56,7 @@ export async function checkSessionRules(
   let collaboratorIds: number[] = [];
   const collaborators = candidate.collaborator ?? [];
   if (inOrg && !flagged('collaborator') && collaborators.length > 0) {
-    const members = await membersByHandle(db, orgId, collaborators);
+    const members = await ctx.sessions.membersByHandle(db, { orgId, handles: collaborators });
     collaborators.forEach((handle, i) => {
       if (!members.has(handle)) errors.add(`/collaborator/${i}`, `${handle} is not a member of org ${orgId}`);
     });

@@ -1,5 +1,13 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import {
+  BLOCKER_MODES,
+  MONTH_OPTIONS,
+  OCCURRENCES,
+  SESSION_TYPES,
+  STATUSES,
+  WEEK_POSITIONS,
+} from '../../storage/columns.js';
+import {
   CalendarDate,
   Cursor,
   Instant,
@@ -10,7 +18,8 @@ import {
   ReadOnlyIgnored,
   StringEnum,
   TrimmedText,
-} from '../../http/schema-helpers.js';
+} from '../../toolkit/schema-helpers.js';
+import { HANDLE_PATTERN } from '../auth/auth.caller.js';
 
 /** Last day a session may be on: its instants must keep toISOString's four-digit years, which sort as text. */
 export const LAST_SESSION_DATE = '9998-12-31';
@@ -23,20 +32,36 @@ const SessionDate = (options: Record<string, unknown> = {}) =>
     ...options,
   });
 
-export const SESSION_TYPES = ['drop-in', 'standard'] as const;
-export const STATUSES = ['waiting', 'in_progress', 'completed'] as const;
-export type Status = (typeof STATUSES)[number];
-export const OCCURRENCES = ['daily', 'weekly', 'monthly'] as const;
-export const MONTH_OPTIONS = ['exact', 'week_day'] as const;
-
-export const HANDLE = '^[a-z0-9._-]{1,64}$';
+/**
+ * What a created session holds for each optional field not sent: the one source, applied
+ * by the service and shown in the OpenAPI document.
+ */
+export const SESSION_DEFAULTS = {
+  timezone: 'UTC',
+  is_public: false,
+  collaborator: [] as string[],
+  status: 'waiting',
+  website_blocker_enabled: false,
+  website_blocker: null,
+  snooze_enabled: false,
+  snooze_apps: {} as Record<string, boolean>,
+  is_recurring: 0,
+  recurring_start: null,
+  recurring_ends: null,
+  occurrence: null,
+  recurring_days: [] as number[],
+  recurring_month_option: null,
+  recurring_month_week_pos: null,
+  recurring_month_week_day: null,
+  fallback_option: 0,
+} as const;
 /** A host name, or an http(s) URL. */
 const URL_OR_HOST =
   '^(?:https?://[^\\s/?#@]+(?:[/?#]\\S*)?|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)$';
 
 export const WebsiteBlocker = Type.Object(
   {
-    mode: StringEnum(['preset', 'custom'] as const),
+    mode: StringEnum(BLOCKER_MODES),
     category: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] })),
     urls: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
@@ -75,38 +100,38 @@ const fields = {
     description: 'Local start time, `h:mm AM` or `hh:mm PM`; returned as `h:mm AM`.',
     examples: ['9:00 AM'],
   }),
-  timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone, default `UTC`.', examples: ['Europe/Berlin'] }),
-  is_public: Type.Boolean({ default: false }),
-  collaborator: Type.Array(Type.String({ pattern: HANDLE, 'x-message': 'must be a user handle (1–64 of a-z 0-9 . _ -)' }), {
+  timezone: Type.String({ minLength: 1, maxLength: 64, default: SESSION_DEFAULTS.timezone, description: 'IANA time zone.', examples: ['Europe/Berlin'] }),
+  is_public: Type.Boolean({ default: SESSION_DEFAULTS.is_public }),
+  collaborator: Type.Array(Type.String({ pattern: HANDLE_PATTERN, 'x-message': 'must be a user handle (1–64 of a-z 0-9 . _ -)' }), {
     maxItems: 100,
-    default: [],
+    default: SESSION_DEFAULTS.collaborator,
     description: 'Handles of members of the session’s org; they can see a private session.',
   }),
-  status: StringEnum(STATUSES, { default: 'waiting', description: 'Moves only forward: waiting → in_progress → completed.' }),
-  website_blocker_enabled: Type.Boolean({ default: false }),
+  status: StringEnum(STATUSES, { default: SESSION_DEFAULTS.status, description: 'Moves only forward: waiting → in_progress → completed.' }),
+  website_blocker_enabled: Type.Boolean({ default: SESSION_DEFAULTS.website_blocker_enabled }),
   website_blocker: OrNull(WebsiteBlocker),
-  snooze_enabled: Type.Boolean({ default: false }),
+  snooze_enabled: Type.Boolean({ default: SESSION_DEFAULTS.snooze_enabled }),
   snooze_apps: Type.Record(Type.String(), Type.Boolean(), {
     maxProperties: 50,
     // TypeBox drops a string key schema's limits from the record, so state them here.
     propertyNames: { minLength: 1, maxLength: 100 },
-    default: {},
+    default: SESSION_DEFAULTS.snooze_apps,
     description: 'Notification-app name → whether snoozing applies; at most 50.',
   }),
-  is_recurring: IntegerEnum([0, 1] as const, { default: 0 }),
+  is_recurring: IntegerEnum([0, 1] as const, { default: SESSION_DEFAULTS.is_recurring }),
   recurring_start: OrNull(SessionDate({ description: 'First possible occurrence; default `schedule`.' })),
   recurring_ends: OrNull(SessionDate({ description: 'Last possible occurrence (inclusive); null = no end.' })),
   occurrence: OrNull(StringEnum(OCCURRENCES, { description: 'Required when is_recurring = 1.' })),
   recurring_days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 }), {
     maxItems: 7,
     uniqueItems: true,
-    default: [],
+    default: SESSION_DEFAULTS.recurring_days,
     description: 'Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.',
   }),
   recurring_month_option: OrNull(StringEnum(MONTH_OPTIONS)),
-  recurring_month_week_pos: OrNull(IntegerEnum([1, 2, 3, 4, -1] as const, { description: '1–4, or -1 for the last.' })),
+  recurring_month_week_pos: OrNull(IntegerEnum(WEEK_POSITIONS, { description: '1–4, or -1 for the last.' })),
   recurring_month_week_day: OrNull(Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday.' })),
-  fallback_option: IntegerEnum([0, 1] as const, { default: 0, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
+  fallback_option: IntegerEnum([0, 1] as const, { default: SESSION_DEFAULTS.fallback_option, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
 };
 
 const readOnly = ReadOnlyIgnored([

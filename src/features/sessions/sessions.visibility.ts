@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
-import type { AuthenticatedUser } from '../auth/auth.repository.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
 
 /**
  * A session is visible to a member of its org when it is public, or the user

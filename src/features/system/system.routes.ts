@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { unavailable } from '../../http/errors.js';
-import { problemResponses } from '../../http/problem.schema.js';
+import { unavailable } from '../../toolkit/errors.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
 import type { Storage } from '../../storage/database.js';
 
 const Status = Type.Object({ status: Type.String() });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { problemResponses } from '../../http/problem.schema.js';
-import { IdParams } from '../../http/schema-helpers.js';
-import type { Storage } from '../../storage/database.js';
+import { locationOf } from '../../toolkit/api.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
+import { IdParams } from '../../toolkit/schema-helpers.js';
 import {
   BulkBody,
   BulkResult,
@@ -11,12 +11,12 @@ import {
   TaskList,
   UpdateTaskBody,
 } from './tasks.schema.js';
-import * as service from './tasks.service.js';
+import type { TasksService } from './tasks.service.js';
 
 const tags = ['tasks'];
 const common = [401, 429, 503] as const;
 
-export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = async (app, { storage }) => {
+export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = async (app, { tasks }) => {
   app.get(
     '/tasks',
     {
@@ -27,7 +27,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
         response: { 200: TaskList, ...problemResponses(400, 422, ...common) },
       },
     },
-    (request) => service.listTasks(storage, request.user, request.query),
+    (request) => tasks.list(request.user, request.query),
   );
 
   app.post(
@@ -41,8 +41,8 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
       },
     },
     async (request, reply) => {
-      const task = await service.createTask(storage, request.user, request.body);
-      return reply.code(201).header('location', `/api/v1/tasks/${task.id}`).send({ data: task });
+      const task = await tasks.create(request.user, request.body);
+      return reply.code(201).header('location', locationOf('tasks', task.id)).send({ data: task });
     },
   );
 
@@ -56,7 +56,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
         response: { 200: BulkResult, ...problemResponses(400, 413, 415, 422, ...common) },
       },
     },
-    (request) => service.bulkImport(storage, request.user, request.body),
+    (request) => tasks.bulkImport(request.user, request.body),
   );
 
   app.get(
@@ -69,7 +69,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
         response: { 200: TaskEnvelope, ...problemResponses(404, ...common) },
       },
     },
-    async (request) => ({ data: await service.getTask(storage, request.user, request.params.id) }),
+    async (request) => ({ data: await tasks.get(request.user, request.params.id) }),
   );
 
   app.put(
@@ -83,7 +83,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
         response: { 200: TaskEnvelope, ...problemResponses(400, 404, 413, 415, 422, ...common) },
       },
     },
-    async (request) => ({ data: await service.updateTask(storage, request.user, request.params.id, request.body) }),
+    async (request) => ({ data: await tasks.update(request.user, request.params.id, request.body) }),
   );
 
   app.delete(
@@ -97,7 +97,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = asyn
       },
     },
     async (request, reply) => {
-      await service.deleteTask(storage, request.user, request.params.id);
+      await tasks.delete(request.user, request.params.id);
       return reply.code(204).send(null);
     },
   );

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Cursor, Instant, Limit, Nullable, PositiveId, ReadOnlyIgnored, TrimmedText } from '../../http/schema-helpers.js';
+import { Cursor, Instant, Limit, Nullable, PositiveId, ReadOnlyIgnored, TrimmedText } from '../../toolkit/schema-helpers.js';
 
 export const MAX_BULK_ITEMS = 1000;
 

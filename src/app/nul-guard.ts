@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { type FieldError, validationFailed } from './errors.js';
+import { type FieldError, validationFailed } from '../toolkit/errors.js';
 
 const NUL = '\u0000';
 const MESSAGE = 'must not contain the NUL character (U+0000)';

@@ -1,6 +1,3 @@
-import type { FastifyInstance } from 'fastify';
-import { badRequest } from './errors.js';
-
 /** No request body of ours nests deeper than 4; 32 leaves room for echoed read-only fields. */
 export const MAX_JSON_DEPTH = 32;
 
@@ -22,20 +19,4 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return deepest;
-}
-
-/*
- * Checked on the raw text before parsing: the prototype-poisoning scan after
- * JSON.parse walks the value recursively, and a body of 500 000 `[` would reach it.
- */
-export function installJsonDepthLimit(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (jsonDepth(body as string, maxDepth) > maxDepth) {
-      done(badRequest(`The JSON body nests deeper than ${maxDepth} levels.`), undefined);
-      return;
-    }
-    void parse(request, body as string, done);
-  });
 }

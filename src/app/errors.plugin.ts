@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import type { Dialect } from '../storage/dialect.js';
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
 import {
   ForeignKeyViolationError,
   StorageUnavailableError,
   TransactionConflictError,
   UniqueViolationError,
 } from '../storage/storage.errors.js';
+import { BODY_LIMIT_LABEL } from '../toolkit/api.js';
 import {
   ApiError,
   badRequest,
@@ -18,8 +19,9 @@ import {
   unavailable,
   unsupportedMediaType,
   validationFailed,
-} from './errors.js';
-import { toFieldErrors } from './validation.js';
+} from '../toolkit/errors.js';
+import { MethodIndex } from '../toolkit/method-index.js';
+import { toFieldErrors } from '../toolkit/validation.js';
 
 function fromFastifyError(error: FastifyError): ApiError | undefined {
   if (error.validation !== undefined) {
@@ -29,7 +31,7 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return payloadTooLarge('The request body is larger than 1 MiB.');
+      return payloadTooLarge(`The request body is larger than ${BODY_LIMIT_LABEL}.`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return unsupportedMediaType('Send the body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -51,11 +53,11 @@ function fromFastifyError(error: FastifyError): ApiError | undefined {
   return undefined;
 }
 
-function fromStorageError(error: unknown, dialect: Dialect): ApiError | undefined {
-  const translated = dialect.translateError(error);
-  if (translated instanceof StorageUnavailableError || translated instanceof TransactionConflictError) return unavailable();
-  if (translated instanceof UniqueViolationError) return conflict('The change collides with an existing record; retry.');
-  if (translated instanceof ForeignKeyViolationError) return conflict('A record this change refers to was removed meanwhile.');
+/** Storage translated its driver's error where the query ran; here it only becomes an answer. */
+function fromStorageError(error: unknown): ApiError | undefined {
+  if (error instanceof StorageUnavailableError || error instanceof TransactionConflictError) return unavailable();
+  if (error instanceof UniqueViolationError) return conflict('The change collides with an existing record; retry.');
+  if (error instanceof ForeignKeyViolationError) return conflict('A record this change refers to was removed meanwhile.');
   return undefined;
 }
 
@@ -72,30 +74,40 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
   return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(JSON.stringify(body));
 }
 
-/** One renderer for every failure: typed errors, Fastify's own, storage errors, and real faults. */
-export function installErrorHandling(app: FastifyInstance, dialect: Dialect, allowedMethods: (url: string) => string[]): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const problem =
-      error instanceof ApiError ? error : (fromFastifyError(error) ?? fromStorageError(error, dialect));
-    if (problem !== undefined) {
-      if (problem.status >= 500) request.log.warn({ err: error }, 'request failed: %s', problem.title);
-      return sendProblem(reply, request, problem);
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      // A Fastify/plugin client error we did not map: keep its status, not its internals.
-      const title = STATUS_CODES[error.statusCode] ?? 'Client error';
-      const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-      return sendProblem(reply, request, new ApiError(error.statusCode, slug, title, 'The request was rejected.'));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, request, internalError());
-  });
+/**
+ * One renderer for every failure: typed errors, Fastify's own, storage errors, and real
+ * faults; a known path with the wrong method answers 405 with `Allow`. Registered before
+ * any route, so that it learns every route's methods.
+ */
+export const errorsPlugin = fp(
+  (app, _options, done) => {
+    const methods = new MethodIndex();
+    app.addHook('onRoute', (route) => methods.add(route.url, route.method));
 
-  app.setNotFoundHandler((request, reply) => {
-    const allow = allowedMethods(request.url.split('?')[0] ?? '/');
-    return sendProblem(reply, request, allow.length > 0 ? methodNotAllowed(allow) : notFound('route'));
-  });
-}
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const problem = error instanceof ApiError ? error : (fromFastifyError(error) ?? fromStorageError(error));
+      if (problem !== undefined) {
+        if (problem.status >= 500) request.log.warn({ err: error }, 'request failed: %s', problem.title);
+        return sendProblem(reply, request, problem);
+      }
+      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+        // A Fastify/plugin client error we did not map: keep its status, not its internals.
+        const title = STATUS_CODES[error.statusCode] ?? 'Client error';
+        const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+        return sendProblem(reply, request, new ApiError(error.statusCode, slug, title, 'The request was rejected.'));
+      }
+      request.log.error({ err: error }, 'unhandled error');
+      return sendProblem(reply, request, internalError());
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      const allow = methods.allowed(request.url.split('?')[0] ?? '/');
+      return sendProblem(reply, request, allow.length > 0 ? methodNotAllowed(allow) : notFound('route'));
+    });
+    done();
+  },
+  { name: 'focus-errors' },
+);
 
 /**
  * Failures the router raises before any route or hook runs; without this option

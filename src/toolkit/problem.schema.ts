@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { BODY_LIMIT_LABEL } from './api.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -28,7 +29,7 @@ export const problems = {
   403: describe('Visible, but not yours to change.'),
   404: describe('Absent, or not visible to you.'),
   409: describe('State conflict.'),
-  413: describe('Body over 1 MiB.'),
+  413: describe(`Body over ${BODY_LIMIT_LABEL}.`),
   415: describe('Body is not JSON.'),
   422: describe('A field rule is broken, or a string in the body or query contains NUL (U+0000); `errors` lists every one.'),
   429: describe('Rate limited; see Retry-After.'),

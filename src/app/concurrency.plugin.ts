@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 
 /**
  * Lets at most `max` requests of the plugin it is added to run at once; the others wait
  * their turn, first come first served, at no cost. Where statements run on the event loop
- * (SQLite), every request in flight adds its next step to each turn of the loop: with 50
- * listings in flight a turn took over 100 ms (bench), delaying everything else, health
- * checks included. A few at a time keep the CPU just as busy. A request whose client goes
- * away while it waits never starts.
+ * (SQLite), every request in flight adds its next step to each turn of the loop, so many
+ * at once delay everything else, health checks included (docs/performance.md measures it).
+ * A few at a time keep the CPU just as busy. A request whose client goes away while it
+ * waits never starts.
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
   let running = 0;
@@ -39,3 +40,12 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
     } else waiting.push(turn);
   });
 }
+
+/** The gate for the routes of the scope it is registered in (the API, not the probes). */
+export const concurrencyPlugin = fp<{ max: number }>(
+  (app, { max }, done) => {
+    addConcurrencyGate(app, max);
+    done();
+  },
+  { name: 'focus-concurrency' },
+);

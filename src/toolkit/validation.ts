@@ -13,11 +13,6 @@ const common: Options = { allErrors: true, strict: false, removeAdditional: fals
 const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
 
-export function addSharedSchema(schema: { $id?: string }): void {
-  bodyAjv.addSchema(schema);
-  textAjv.addSchema(schema);
-}
-
 const INTEGER_TEXT = /^-?\d+$/;
 
 /** Top-level properties a text part declares as integers. */

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
-import { rateLimited } from './errors.js';
+import { bearerToken } from '../features/auth/auth.token.js';
+import { rateLimited } from '../toolkit/errors.js';
 
 /*
  * Two budgets of RATE_LIMIT requests per minute, counted by @fastify/rate-limit
@@ -22,7 +24,6 @@ import { rateLimited } from './errors.js';
 
 export const RATE_WINDOW_SECONDS = 60;
 const EXEMPT = new Set(['/healthz', '/readyz']);
-const BEARER = /^Bearer +(\S+) *$/i;
 
 export interface RateLimitOptions {
   /** Requests per window per token (and per address); 0 turns limiting off. */
@@ -43,7 +44,7 @@ interface Count {
 function tokenKey(request: FastifyRequest): string | undefined {
   const user: unknown = request.user;
   if (user === null || user === undefined) return undefined;
-  const token = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  const token = bearerToken(request.headers.authorization);
   if (token === undefined) return undefined;
   return `token:${createHash('sha256').update('focus-rate-limit\u0000').update(token).digest('base64url')}`;
 }
@@ -71,8 +72,14 @@ async function openRedis(app: FastifyInstance, url: string): Promise<Redis> {
   return redis;
 }
 
-/** Registers the limiter on the root instance; call before any route is added. */
-export async function installRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+/**
+ * The limiter, on the root instance before any route. Its address check runs before the
+ * auth plugin's token lookup (an instance hook runs before the route hook auth adds), and
+ * its token budget reads the caller auth resolved: hence the dependency.
+ */
+export const rateLimitPlugin = fp(registerRateLimit, { name: 'focus-rate-limit', dependencies: ['focus-auth'] });
+
+async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   if (options.max === 0) return;
   const redis = options.redisUrl === null ? undefined : await openRedis(app, options.redisUrl);
   await app.register(rateLimit, {

@@ -1,0 +1,85 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config/config.js';
+import { authPlugin } from '../features/auth/auth.plugin.js';
+import { meRoutes } from '../features/auth/auth.routes.js';
+import { createAuthService } from '../features/auth/auth.service.js';
+import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
+import { createSessionsService } from '../features/sessions/sessions.service.js';
+import { systemRoutes } from '../features/system/system.routes.js';
+import { tasksRoutes } from '../features/tasks/tasks.routes.js';
+import { createTasksService } from '../features/tasks/tasks.service.js';
+import type { Storage } from '../storage/database.js';
+import { API_PREFIX, BODY_LIMIT } from '../toolkit/api.js';
+import { validatorCompiler } from '../toolkit/validation.js';
+import { concurrencyPlugin } from './concurrency.plugin.js';
+import { errorsPlugin, frameworkErrors } from './errors.plugin.js';
+import { jsonBodyPlugin } from './json-body.plugin.js';
+import { openapiPlugin } from './openapi.plugin.js';
+import { rateLimitPlugin } from './rate-limit.plugin.js';
+import { genReqId, requestIdPlugin } from './request-id.plugin.js';
+import { storagePlugin } from './storage.plugin.js';
+
+/**
+ * API requests served at once where statements run on the event loop (SQLite; see the
+ * concurrency plugin and docs/performance.md for how the number was chosen).
+ */
+const EVENT_LOOP_CONCURRENCY = 16;
+
+export interface AppOptions {
+  config: Config;
+  /** An open storage to use (tests share one); otherwise opened from config and closed with the app. */
+  storage?: Storage;
+  /** Pino options or false; defaults to JSON logs at config.logLevel. */
+  logger?: FastifyServerOptions['logger'];
+  /** Apply pending migrations before serving (default true). */
+  migrate?: boolean;
+}
+
+function serverOptions(config: Config, logger: AppOptions['logger']): FastifyServerOptions {
+  return {
+    logger: logger ?? {
+      level: config.logLevel,
+      // Tokens must never reach a log line, even at trace level.
+      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // Like every `focus` command: stdout is for results, logs go to stderr.
+      stream: process.stderr,
+    },
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    frameworkErrors,
+  };
+}
+
+/** The service: app-wide plugins first (each declares what it needs), then the routes. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify(serverOptions(config, options.logger)).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
+  const { storage } = app;
+  await app.register(errorsPlugin);
+  await app.register(requestIdPlugin);
+  await app.register(jsonBodyPlugin);
+  await app.register(authPlugin, { auth: createAuthService(storage) });
+  await app.register(rateLimitPlugin, { max: config.rateLimit, redisUrl: config.redisUrl });
+  await app.register(openapiPlugin);
+
+  await app.register(systemRoutes, { storage });
+  await app.register(
+    async (api) => {
+      if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
+      await api.register(meRoutes);
+      await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
+      await api.register(tasksRoutes, { tasks: createTasksService(storage) });
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,14 @@
+import type { Storage } from '../../storage/database.js';
+import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
+import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
+
+/** What the sessions service works with: storage and the repositories built on it, once. */
+export interface SessionsContext {
+  storage: Storage;
+  sessions: SessionsRepository;
+  participants: ParticipantsRepository;
+}
+
+export function createSessionsContext(storage: Storage): SessionsContext {
+  return { storage, sessions: createSessionsRepository(storage), participants: createParticipantsRepository() };
+}

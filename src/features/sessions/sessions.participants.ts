@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import type { Db } from '../../storage/database.js';
+import { occurrenceKey } from './sessions.repository.js';
+
+export type ParticipantsRepository = ReturnType<typeof createParticipantsRepository>;
+
+/** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */
+export function createParticipantsRepository() {
+  return {
+    /**
+     * Participants other than the host, per (session, occurrence) key, for the given
+     * occurrences (a long series has many; only the ones shown are counted).
+     */
+    async counts(db: Db, keys: readonly { sessionId: number; occurrenceDate: string }[]): Promise<Map<string, number>> {
+      const out = new Map<string, number>();
+      if (keys.length === 0) return out;
+      const rows = await db
+        .selectFrom('session_participants as sp')
+        .innerJoin('sessions', 'sessions.id', 'sp.session_id')
+        .select(['sp.session_id', 'sp.occurrence_date', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('sp.session_id', 'in', [...new Set(keys.map((k) => k.sessionId))])
+        .where('sp.occurrence_date', 'in', [...new Set(keys.map((k) => k.occurrenceDate))])
+        .whereRef('sp.user_id', '<>', 'sessions.created_by')
+        .groupBy(['sp.session_id', 'sp.occurrence_date'])
+        .execute();
+      for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), Number(r.n));
+      return out;
+    },
+
+    async of(db: Db, q: { sessionId: number; date: string; userId: number }) {
+      return db
+        .selectFrom('session_participants')
+        .select(['joined_at', 'completed_at'])
+        .where('session_id', '=', q.sessionId)
+        .where('occurrence_date', '=', q.date)
+        .where('user_id', '=', q.userId)
+        .executeTakeFirst();
+    },
+
+    /** Occurrences of the given series in [from, to] the host has completed, by key. */
+    async hostCompletions(db: Db, q: { sessionIds: readonly number[]; from: string; to: string }): Promise<Set<string>> {
+      if (q.sessionIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('session_participants as sp')
+        .innerJoin('sessions', 'sessions.id', 'sp.session_id')
+        .select(['sp.session_id', 'sp.occurrence_date'])
+        .where('sp.session_id', 'in', [...new Set(q.sessionIds)])
+        .where('sp.occurrence_date', '>=', q.from)
+        .where('sp.occurrence_date', '<=', q.to)
+        .whereRef('sp.user_id', '=', 'sessions.created_by')
+        .where('sp.completed_at', 'is not', null)
+        .execute();
+      return new Set(rows.map((r) => occurrenceKey(r.session_id, r.occurrence_date)));
+    },
+
+    /** Forgets participation in the occurrences on or after `date` (they no longer exist). */
+    async deleteFrom(db: Db, q: { sessionId: number; date: string }): Promise<void> {
+      await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '>=', q.date).execute();
+    },
+
+    /** Joins idempotently: a second join keeps the first joined_at. */
+    async join(db: Db, q: { sessionId: number; date: string; userId: number; now: string }): Promise<void> {
+      await db
+        .insertInto('session_participants')
+        .values({ session_id: q.sessionId, occurrence_date: q.date, user_id: q.userId, joined_at: q.now, completed_at: null })
+        .onConflict((oc) => oc.columns(['session_id', 'occurrence_date', 'user_id']).doNothing())
+        .execute();
+    },
+
+    async leave(db: Db, q: { sessionId: number; date: string; userId: number }): Promise<void> {
+      await db
+        .deleteFrom('session_participants')
+        .where('session_id', '=', q.sessionId)
+        .where('occurrence_date', '=', q.date)
+        .where('user_id', '=', q.userId)
+        .execute();
+    },
+
+    async complete(db: Db, q: { sessionId: number; date: string; userId: number; now: string }): Promise<void> {
+      await db
+        .insertInto('session_participants')
+        .values({ session_id: q.sessionId, occurrence_date: q.date, user_id: q.userId, joined_at: q.now, completed_at: q.now })
+        .onConflict((oc) =>
+          oc.columns(['session_id', 'occurrence_date', 'user_id']).doUpdateSet({
+            completed_at: sql<string>`coalesce(session_participants.completed_at, ${q.now})`,
+          }),
+        )
+        .execute();
+    },
+  };
+}

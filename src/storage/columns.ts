@@ -1,0 +1,44 @@
+/*
+ * The values typed columns hold. Storage owns them because the tables do; the API
+ * schemas are built from the same lists, so a value the API rejects cannot be written
+ * by code that compiles.
+ */
+
+export const SESSION_TYPES = ['drop-in', 'standard'] as const;
+export type SessionType = (typeof SESSION_TYPES)[number];
+
+/** In the order a session moves through them (it only moves forward). */
+export const STATUSES = ['waiting', 'in_progress', 'completed'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const OCCURRENCES = ['daily', 'weekly', 'monthly'] as const;
+export type Occurrence = (typeof OCCURRENCES)[number];
+
+export const MONTH_OPTIONS = ['exact', 'week_day'] as const;
+export type MonthOption = (typeof MONTH_OPTIONS)[number];
+
+/** The nth weekday of a month: 1–4, or -1 for the last. */
+export const WEEK_POSITIONS = [1, 2, 3, 4, -1] as const;
+export type WeekPosition = (typeof WEEK_POSITIONS)[number];
+
+export const BLOCKER_MODES = ['preset', 'custom'] as const;
+export type BlockerMode = (typeof BLOCKER_MODES)[number];
+
+export interface WebsiteBlocker {
+  mode: BlockerMode;
+  category: string[];
+  urls: string[];
+}
+
+export type Flag = 0 | 1;
+/** An ISO 8601 UTC instant as `Date.prototype.toISOString()` prints it; sorts as text. */
+export type Instant = string;
+/** A calendar date, `YYYY-MM-DD`; sorts as text. */
+export type CalendarDate = string;
+
+declare const jsonOf: unique symbol;
+/** JSON text holding a T: written only by toJson, read only by parseJson. */
+export type JsonText<T> = string & { readonly [jsonOf]: T };
+
+export const toJson = <T>(value: T): JsonText<T> => JSON.stringify(value) as JsonText<T>;
+export const parseJson = <T>(text: JsonText<T>): T => JSON.parse(text) as T;

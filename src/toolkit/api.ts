@@ -1,0 +1,10 @@
+/** Every API route lives under this prefix (the version is in the path). */
+export const API_PREFIX = '/api/v1';
+
+/** Largest request body, in bytes; larger bodies answer 413. */
+export const BODY_LIMIT = 1024 * 1024;
+/** BODY_LIMIT as people read it, for messages and the OpenAPI document. */
+export const BODY_LIMIT_LABEL = `${BODY_LIMIT / (1024 * 1024)} MiB`;
+
+/** The `Location` of a record created under API_PREFIX, e.g. `/api/v1/tasks/7`. */
+export const locationOf = (collection: string, id: number | string) => `${API_PREFIX}/${collection}/${id}`;
