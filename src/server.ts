@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app/app.js';
 import type { Config } from './config/config.js';
 import { createAuthService } from './features/auth/auth.service.js';
+import { startJobs } from './server.jobs.js';
 import { isPostgresUrl } from './storage/database.js';
 
 /** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
@@ -18,8 +19,6 @@ export function describeDatabase(url: string): string {
   }
 }
 
-const STATISTICS_INTERVAL_MS = 3_600_000;
-
 /** One line, so that it reads well inside a JSON log entry too. */
 const FIRST_RUN_HINT =
   'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
@@ -30,12 +29,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   // The app opens storage itself, once its logger exists, and closes it when it closes.
   const app = await buildApp({ config });
   const { storage } = app;
-  // Statistics after the migrations (a new index has none), then hourly as tables grow.
-  const refreshStatistics = () =>
-    storage.refreshStatistics().catch((error: unknown) => app.log.warn({ err: error }, 'could not refresh table statistics'));
-  await refreshStatistics();
-  const statistics = setInterval(() => void refreshStatistics(), STATISTICS_INTERVAL_MS).unref();
-  app.addHook('onClose', () => clearInterval(statistics));
+  startJobs(app);
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -35,8 +35,17 @@ export interface Storage {
   readonly statementsOnEventLoop: boolean;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
-  /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
-  containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
+  /**
+   * True for a session (by its id column) whose name contains `needle`, compared with
+   * Unicode case folding and literally (no wildcards); served by a substring index.
+   */
+  sessionNameContains(sessionId: Expression<number>, needle: string): Expression<SqlBool>;
+  /**
+   * The query with the rows it reads locked against concurrent writers until the
+   * transaction ends (PostgreSQL `for update`). On SQLite it is the query itself: a write
+   * transaction there excludes every other writer from its start.
+   */
+  forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /** Runs fn in one transaction, retrying a lost serialization race or deadlock. */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
   /**
@@ -79,7 +88,8 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     engine: dialect.name,
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,
-    containsInsensitive: (column, needle) => dialect.containsInsensitive(column, needle),
+    sessionNameContains: (sessionId, needle) => dialect.sessionNameContains(sessionId, needle),
+    forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {

@@ -1,5 +1,4 @@
 import type { ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely';
-import { sql } from 'kysely';
 import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -17,10 +16,16 @@ export interface Dialect {
   readonly idColumn: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
   /** Statements run synchronously on the event loop (SQLite), not on a server. */
   readonly statementsOnEventLoop: boolean;
-  /** Case-insensitive substring match where `%`, `_` and `\` in the needle are literal. */
-  containsInsensitive(column: Expression<string>, needle: string): Expression<SqlBool>;
+  /**
+   * True for a session (by its id column) whose name contains `needle`, compared folded
+   * (foldForSearch) and literally: no character of the needle is a wildcard. Served by the
+   * engine's substring index (FTS5 trigram, pg_trgm) for needles of three or more characters.
+   */
+  sessionNameContains(sessionId: Expression<number>, needle: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /** Whether a select can lock the rows it reads (`for update`); SQLite's write transactions exclude each other instead. */
+  readonly locksRows: boolean;
   /**
    * Makes containsInsensitive on table.column fast at scale where the engine can
    * (a trigram index on PostgreSQL); a no-op where a scan is the only plan. Migrations only.
@@ -45,6 +50,6 @@ export function likeLiteral(needle: string): string {
   return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-export function likeExpression(operator: 'like' | 'ilike', column: Expression<string>, needle: string): Expression<SqlBool> {
-  return sql<SqlBool>`${column} ${sql.raw(operator)} ${likeLiteral(needle)} escape '\\'`;
-}
+/** A substring index needs three characters to look anything up; shorter needles are checked row by row. */
+export const MIN_INDEXED_NEEDLE = 3;
+export const indexable = (folded: string) => [...folded].length >= MIN_INDEXED_NEEDLE;

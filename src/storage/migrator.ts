@@ -3,14 +3,16 @@ import type { Dialect } from './dialect.js';
 import * as initial from './migrations/0001_initial.js';
 import * as sessionNameSearch from './migrations/0002_session_name_search.js';
 import * as sessionListingIndex from './migrations/0003_session_listing_index.js';
+import * as occurrenceIndex from './migrations/0004_occurrence_index.js';
 import type { Database } from './tables.js';
 
-/** Migrations in order; names are permanent once released. Each only adds (0003 replaces an index with a wider one). */
+/** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones). */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, dialect) },
     '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, dialect) },
     '0003_session_listing_index': { up: (db) => sessionListingIndex.up(db) },
+    '0004_occurrence_index': { up: (db) => occurrenceIndex.up(db, dialect) },
   };
 }
 

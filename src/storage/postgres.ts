@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
-import { type Dialect, likeExpression } from './dialect.js';
+import { foldForSearch } from './columns.js';
+import { type Dialect, indexable, likeLiteral } from './dialect.js';
 import {
   ForeignKeyViolationError,
   type StorageError,
@@ -81,7 +82,15 @@ export const postgresDialect: Dialect = {
   idType: 'bigint',
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
   statementsOnEventLoop: false,
-  containsInsensitive: (column, needle) => likeExpression('ilike', column, needle),
+  locksRows: true,
+  sessionNameContains(sessionId, needle) {
+    const folded = foldForSearch(needle);
+    // LIKE on the folded column, served by its pg_trgm index; the planner picks it.
+    if (indexable(folded)) {
+      return sql<SqlBool>`${sessionId} in (select named.id from sessions as named where named.search_name like ${likeLiteral(folded)} escape '\\')`;
+    }
+    return sql<SqlBool>`exists (select 1 from sessions as named where named.id = ${sessionId} and strpos(named.search_name, ${folded}) > 0)`;
+  },
   maxParameters: 65_535,
   createSubstringIndex: createTrigramIndex,
   withMigrationLock: withPostgresMigrationLock,

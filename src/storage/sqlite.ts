@@ -9,9 +9,11 @@ import {
   SqliteDriver,
   type SqliteStatement,
   CompiledQuery,
+  type SqlBool,
   sql,
 } from 'kysely';
-import { type Dialect, likeExpression } from './dialect.js';
+import { foldForSearch } from './columns.js';
+import { type Dialect, indexable } from './dialect.js';
 import {
   ForeignKeyViolationError,
   type StorageError,
@@ -178,8 +180,17 @@ export const sqliteDialect: Dialect = {
   idType: 'integer',
   idColumn: (col) => col.primaryKey().autoIncrement(),
   statementsOnEventLoop: true,
-  // SQLite's LIKE already ignores ASCII case.
-  containsInsensitive: (column, needle) => likeExpression('like', column, needle),
+  locksRows: false,
+  sessionNameContains(sessionId, needle) {
+    const folded = foldForSearch(needle);
+    // GLOB on the case-sensitive trigram table (the text is folded already); its wildcards
+    // `*`, `?` and `[` become one-character classes, so the needle matches literally.
+    if (indexable(folded)) {
+      const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+      return sql<SqlBool>`${sessionId} in (select rowid from sessions_search where search_name glob ${pattern})`;
+    }
+    return sql<SqlBool>`exists (select 1 from sessions as named where named.id = ${sessionId} and instr(named.search_name, ${folded}) > 0)`;
+  },
   maxParameters: 32_766,
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),

@@ -76,8 +76,37 @@ export interface SessionsTable {
   recurring_month_week_pos: WeekPosition | null;
   recurring_month_week_day: number | null;
   fallback_option: Flag;
+  /** RFC 5545 DTSTART/RRULE/EXDATE lines of a series (null for a one-off session), kept with every change. */
+  rrule: string | null;
+  /** The name as keyword search compares it (foldForSearch). */
+  search_name: string;
+  /**
+   * The occurrence index holds this session's occurrences through this local date; null
+   * until it was first built (sessions stored before the index existed).
+   */
+  indexed_through: CalendarDate | null;
   created_at: Instant;
   updated_at: Instant;
+}
+
+/**
+ * The occurrence index: one row per occurrence of every session (a one-off session's
+ * single day included), through the session's indexed_through. Kept in the transaction of
+ * every write that changes a session's days, visibility or completion, so that dated
+ * listings and time-triggered events read the rows they show instead of expanding series.
+ */
+export interface SessionOccurrencesTable {
+  session_id: number;
+  /** The local date of the occurrence. */
+  occurrence_date: CalendarDate;
+  org_id: number;
+  created_by: number;
+  is_public: Flag;
+  type: SessionType;
+  /** 1 when the session is completed or its host completed this occurrence. */
+  completed: Flag;
+  starts_at: Instant;
+  ends_at: Instant;
 }
 
 export interface SessionCollaboratorsTable {
@@ -123,9 +152,11 @@ export interface Database {
   session_collaborators: SessionCollaboratorsTable;
   session_participants: SessionParticipantsTable;
   session_exceptions: SessionExceptionsTable;
+  session_occurrences: SessionOccurrencesTable;
   tasks: TasksTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
 export type NewSession = Insertable<SessionsTable>;
 export type TaskRow = Selectable<TasksTable>;
+export type OccurrenceRow = Selectable<SessionOccurrencesTable>;

@@ -1,4 +1,4 @@
-import { toJson } from '../../src/storage/columns.js';
+import { foldForSearch, toJson } from '../../src/storage/columns.js';
 import type { NewSession } from '../../src/storage/tables.js';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -11,7 +11,7 @@ export function sessionRow(name: string, createdBy: number, overrides: Partial<N
     status: 'waiting', website_blocker_enabled: 0, website_blocker: null, snooze_enabled: 0, snooze_apps: toJson({}),
     is_recurring: 0, recurring_start: null, recurring_ends: null, occurrence: null, recurring_days: toJson([]),
     recurring_month_option: null, recurring_month_week_pos: null, recurring_month_week_day: null, fallback_option: 0,
-    created_at: now, updated_at: now,
+    created_at: now, updated_at: now, rrule: null, search_name: foldForSearch(String(overrides.name ?? name)),
     ...overrides,
   };
 }

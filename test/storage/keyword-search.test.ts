@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type SessionFilters, createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
+import type { SessionFilters } from '../../src/features/sessions/sessions.listing-filters.js';
+import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
 import type { Db } from '../../src/storage/database.js';
 import { type Storage } from '../../src/storage/database.js';
 import type { Database } from '../../src/storage/tables.js';
@@ -18,7 +19,10 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   beforeAll(async () => {
     fixture = await createStorageFixture(dialect, now);
     ({ storage, user } = fixture);
-    const names = ['100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club'];
+    const names = [
+      '100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club',
+      'Ärger Übung', 'Straße planen', 'Review [draft] *final*?', 'ΣΊΣΥΦΟΣ',
+    ];
     await storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, user.id))).execute();
   });
   afterAll(() => fixture.close());
@@ -26,7 +30,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
   async function page(db: Db, filters: SessionFilters, limit: number) {
     const keys = await createSessionsRepository({ ...storage, db: db }).keys({ user, filters, after: undefined, limit });
-    const rows = await createSessionsRepository({ ...storage, db: db }).byIds({ user, filters, ids: keys.map((k) => k.id) });
+    const rows = await createSessionsRepository({ ...storage, db: db }).byIds(db, { ids: keys.map((k) => k.id), listing: { user, filters } });
     return keys.flatMap((k) => rows.get(k.id) ?? []);
   }
 
@@ -36,6 +40,21 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
     expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
   });
 
+  it('folds case for all of Unicode, the same on both databases', async () => {
+    expect(await search('ärger')).toEqual(['Ärger Übung']);
+    expect(await search('ÄRGER ÜB')).toEqual(['Ärger Übung']);
+    expect(await search('übung')).toEqual(['Ärger Übung']);
+    expect(await search('STRASSE')).toEqual(['Straße planen']);
+    expect(await search('straße')).toEqual(['Straße planen']);
+    expect(await search('σίσυφος')).toEqual(['ΣΊΣΥΦΟΣ']);
+  });
+
+  it('finds needles shorter than the substring index reads (one or two characters)', async () => {
+    expect(await search('ä')).toEqual(['Ärger Übung']);
+    expect(await search('%')).toEqual(['100% focus']);
+    expect(await search('xw')).toEqual(['deepXwork']);
+  });
+
   it('keeps %, _ and \\ literal', async () => {
     expect(await search('0%')).toEqual(['100% focus']);
     expect(await search('p_w')).toEqual(['deep_work']);
@@ -43,15 +62,20 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
     expect(await search('deep_')).toEqual(['deep_work']);
     expect(await search('k\\s')).toEqual(['back\\slash']);
     expect(await search('%')).toEqual(['100% focus']);
+    // GLOB's own wildcards are literal too.
+    expect(await search('[draft]')).toEqual(['Review [draft] *final*?']);
+    expect(await search('*final*?')).toEqual(['Review [draft] *final*?']);
+    expect(await search('l*?')).toEqual(['Review [draft] *final*?']);
+    expect(await search('t] *')).toEqual(['Review [draft] *final*?']);
   });
 
-  it('0002 adds a trigram index on PostgreSQL only', async () => {
-    const indexes =
+  it('has a substring index on the folded name: pg_trgm on PostgreSQL, an FTS5 trigram table on SQLite', async () => {
+    const names =
       dialect === 'postgres'
         ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'sessions' and schemaname = current_schema()`.execute(storage.db)).rows
-        : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'sessions'`.execute(storage.db)).rows;
-    const names = indexes.map((r) => r.name);
-    expect(names.includes('sessions_name_search_idx')).toBe(dialect === 'postgres');
+        : (await sql<{ name: string }>`select name from sqlite_master where name like 'sessions_search%'`.execute(storage.db)).rows;
+    expect(names.map((r) => r.name)).toContain(dialect === 'postgres' ? 'sessions_search_name_idx' : 'sessions_search');
+    expect(names.map((r) => r.name)).not.toContain('sessions_name_search_idx');
   });
 
   if (dialect === 'postgres') {
@@ -70,6 +94,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
         from generate_series(1, 50000) g
       `.execute(storage.db);
       await sql`update sessions set name = name || ' zebra' where id in (select id from sessions order by id desc limit 5)`.execute(storage.db);
+      await sql`update sessions set search_name = lower(name)`.execute(storage.db);
       await sql`analyze sessions`.execute(storage.db);
 
       // Capture exactly the SQL the repository sends, then ask PostgreSQL how it runs it.
@@ -86,12 +111,12 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
         expect(rows).toHaveLength(5);
         // The statement that searches: the per-org page of keys (the second step reads rows by id).
         const query = captured.find((q) => / limit /.test(q.sql));
-        expect(query?.sql).toMatch(/ilike/);
+        expect(query?.sql).toMatch(/search_name like/);
         const client = await pool.connect();
         try {
           const plan = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${query?.sql ?? ''}`, [...(query?.parameters ?? [])]);
           const text = JSON.stringify(plan.rows[0]?.['QUERY PLAN']);
-          expect(text, text).toContain('sessions_name_search_idx');
+          expect(text, text).toContain('sessions_search_name_idx');
         } finally {
           client.release();
         }

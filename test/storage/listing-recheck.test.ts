@@ -32,10 +32,10 @@ describeEachDialect('session pages are checked again when read', (dialect) => {
 
     const [mine, madePrivate, renamed, deleted] = ids as [number, number, number, number];
     await storage.db.updateTable('sessions').set({ is_public: 0 }).where('id', '=', madePrivate).execute();
-    await storage.db.updateTable('sessions').set({ name: 'other' }).where('id', '=', renamed).execute();
+    await storage.db.updateTable('sessions').set({ name: 'other', search_name: 'other' }).where('id', '=', renamed).execute();
     await storage.db.deleteFrom('sessions').where('id', '=', deleted).execute();
 
-    const rows = await repo.byIds({ user, filters, ids: keys.map((k) => k.id) });
+    const rows = await repo.byIds(storage.db, { ids: keys.map((k) => k.id), listing: { user, filters } });
     expect([...rows.keys()]).toEqual([mine]);
   });
 });

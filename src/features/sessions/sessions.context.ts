@@ -1,4 +1,5 @@
 import type { Storage } from '../../storage/database.js';
+import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
 import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
 
@@ -7,8 +8,14 @@ export interface SessionsContext {
   storage: Storage;
   sessions: SessionsRepository;
   participants: ParticipantsRepository;
+  index: OccurrenceIndex;
 }
 
 export function createSessionsContext(storage: Storage): SessionsContext {
-  return { storage, sessions: createSessionsRepository(storage), participants: createParticipantsRepository() };
+  return {
+    storage,
+    sessions: createSessionsRepository(storage),
+    participants: createParticipantsRepository(),
+    index: createOccurrenceIndex(storage),
+  };
 }

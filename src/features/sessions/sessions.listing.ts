@@ -3,16 +3,23 @@ import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
-import { takeMerged } from './sessions.merge.js';
 import type { SessionsContext } from './sessions.context.js';
-import type { RecurrenceRow } from './sessions.model.js';
-import { type OccurrenceView, occurrenceView, seriesPattern } from './sessions.occurrences.js';
-import { type Item, type KnownState, effectiveStatus, render } from './sessions.records.js';
-import * as repo from './sessions.repository.js';
+import { type DatedKey, datedBefore } from './sessions.index.js';
+import type { SessionFilters } from './sessions.listing-filters.js';
+import { takeMerged } from './sessions.merge.js';
+import { occurrenceView, seriesPattern } from './sessions.occurrences.js';
+import { occurrenceKey } from './sessions.participants.js';
+import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
+import type { UnindexedSession } from './sessions.repository.js';
 import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessions.schema.js';
 
 export const MAX_RANGE_DAYS = 366;
 const DEFAULT_LIMIT = 100;
+/**
+ * A page stops growing once its records add up to about this many bytes (next_cursor
+ * continues it), so no listing answers more than 16 MiB however large the records are.
+ */
+export const PAGE_BYTE_BUDGET = 8 * 1024 * 1024;
 
 /** Adds an error unless from ≤ to and the inclusive range covers at most MAX_RANGE_DAYS days. */
 function rangeErrors(from: string, to: string, path: string, errors: FieldErrors): void {
@@ -42,70 +49,69 @@ function rangeOf(query: ListSessionsQuery, errors: FieldErrors): { from: string;
   return { from: query.day_start, to };
 }
 
-type PageKey = repo.PageKey;
-
-/** A place in a dated listing: a one-off session's day, or one occurrence of a series. */
-interface Slot {
-  key: PageKey;
-  occurrence?: OccurrenceView;
-}
-const slotBefore = (a: Slot, b: Slot) => repo.keyBefore(a.key, b.key);
-
-const DAY_MS = 86_400_000;
+type Range = { from: string; to: string };
+type After = Pick<DatedKey, 'startsAt' | 'id' | 'date'>;
 
 /**
- * A local day from which on a series' occurrences may start after the instant `startsAt`:
- * local time is within a day of UTC, so two days before its UTC date is safely early.
+ * Occurrences of sessions the index does not hold far enough (stored before it existed, or
+ * a listing beyond a series' horizon), expanded per request: lazily, after the cursor, and
+ * merged so that only the first `take` are ever computed.
  */
-function firstDayAfter(startsAt: string, from: string): string {
-  const ms = Date.parse(startsAt);
-  if (Number.isNaN(ms)) return from;
-  const day = new Date(ms - 2 * DAY_MS).toISOString().slice(0, 10);
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) && day > from ? day : from;
-}
-
-/**
- * Series that may occur in the range, expanded lazily into one slot per occurrence after
- * the cursor and merged in listing order: only the first `take` slots of the merge are
- * ever computed. `completed` is decided per occurrence (its host may have completed just
- * that one), so it is applied here rather than in SQL.
- */
-async function seriesSlots(
+async function unindexedKeys(
   ctx: SessionsContext,
   user: AuthenticatedUser,
-  filters: repo.SessionFilters,
-  range: { from: string; to: string },
-  after: PageKey | undefined,
+  filters: SessionFilters,
+  range: Range,
+  after: After | undefined,
   take: number,
-): Promise<{ slots: Slot[]; known: KnownState }> {
-  const { db } = ctx.storage;
-  const series = await ctx.sessions.seriesOverlapping({ user, filters: sqlFiltersOf(filters), ...range });
-  const ids = series.map((s) => s.id);
+): Promise<DatedKey[]> {
+  const sessions = await ctx.sessions.unindexedInRange({ user, filters, ...range });
+  if (sessions.length === 0) return [];
+  const ids = sessions.map((s) => s.id);
   const [exceptions, hostCompleted] = await Promise.all([
-    ctx.sessions.exceptionsOf(db, ids),
-    ctx.participants.hostCompletions(db, { sessionIds: ids, ...range }),
+    ctx.sessions.exceptionsOf(ctx.storage.db, ids),
+    ctx.participants.hostCompletions(ctx.storage.db, { sessionIds: ids, ...range }),
   ]);
-  const start = after === undefined ? range.from : firstDayAfter(after.startsAt, range.from);
-
-  // Within one series, date order is starts_at order (a day apart outweighs any DST shift).
-  function* occurrencesOf(row: RecurrenceRow): Generator<Slot> {
-    const pattern = seriesPattern(row, exceptions.get(row.id));
-    if (pattern === null) return;
-    for (const date of ruleDatesFrom(pattern, start)) {
+  // Within one session, date order is starts_at order (a day apart outweighs any DST shift).
+  function* keysOf(s: UnindexedSession): Generator<DatedKey> {
+    // The index holds what comes before: only the days after indexed_through are expanded.
+    const start = s.indexed_through === null || s.indexed_through < range.from ? range.from : addDays(s.indexed_through, 1);
+    const pattern = seriesPattern(s, exceptions.get(s.id));
+    const dates = pattern === null ? [s.schedule] : ruleDatesFrom(pattern, start);
+    for (const date of dates) {
       if (date > range.to) return;
-      if (pattern.exceptions?.has(date) === true) continue;
-      if (filters.completed !== undefined && (effectiveStatus(row, date, hostCompleted) === 'completed') !== (filters.completed === 1)) continue;
-      const occurrence = occurrenceView(row, date);
-      const slot = { key: { startsAt: occurrence.starts_at, id: row.id }, occurrence };
-      if (after === undefined || repo.keyBefore(after, slot.key)) yield slot;
+      if (date < start || pattern?.exceptions?.has(date) === true) continue;
+      const completed = s.status === 'completed' || hostCompleted.has(occurrenceKey(s.id, date));
+      if (filters.completed !== undefined && completed !== (filters.completed === 1)) continue;
+      const view = occurrenceView(s, date);
+      const key = { startsAt: view.starts_at, id: s.id, date, endsAt: view.ends_at, completed };
+      if (after === undefined || datedBefore(after, key)) yield key;
     }
   }
-  return { slots: takeMerged(series.map(occurrencesOf), slotBefore, take), known: { exceptions, hostCompleted } };
+  return takeMerged(sessions.map(keysOf), datedBefore, take);
 }
 
-/** A completed series has only completed occurrences, so "not completed" can still be filtered in SQL; "completed" cannot. */
-const sqlFiltersOf = (filters: repo.SessionFilters): repo.SessionFilters =>
-  filters.completed === 1 ? { ...filters, completed: undefined } : filters;
+const dedupeSorted = (keys: DatedKey[]) =>
+  [...new Map(keys.map((k) => [`${k.id}|${k.date}`, k])).values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0));
+
+/** A rough size of a record on the wire: its variable parts plus the fixed ones. */
+function approximateBytes(s: Session): number {
+  let n = 800 + s.name.length + (s.rrule?.length ?? 0) + s.collaborator.length * 40;
+  for (const url of s.website_blocker?.urls ?? []) n += url.length + 3;
+  for (const c of s.website_blocker?.category ?? []) n += c.length + 3;
+  for (const app of Object.keys(s.snooze_apps)) n += app.length + 10;
+  return n;
+}
+
+/** The records that fit PAGE_BYTE_BUDGET (at least one). */
+function withinBudget(records: Session[]): Session[] {
+  let total = 0;
+  for (let i = 0; i < records.length; i++) {
+    total += approximateBytes(records[i] as Session);
+    if (total > PAGE_BYTE_BUDGET && i > 0) return records.slice(0, i);
+  }
+  return records;
+}
 
 export async function listSessions(
   ctx: SessionsContext,
@@ -117,8 +123,7 @@ export async function listSessions(
   const range = rangeOf(query, errors);
   errors.throwIfAny();
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const after = query.cursor === undefined ? undefined : toPageKey(decodeCursor(query.cursor, ['string', 'number'] as const));
-  const filters: repo.SessionFilters = {
+  const filters: SessionFilters = {
     orgIds: query.org_id === undefined ? user.orgIds : [query.org_id],
     channel: query.channel,
     type: query.type,
@@ -126,34 +131,44 @@ export async function listSessions(
     source: query.source,
     keyword: query.keyword,
   };
-  // One extra slot tells whether another page follows.
-  let slots: Slot[];
-  // Series on the page were read to be expanded (exceptions, host completions); a one-off session has none.
-  let known: KnownState = {};
+  // One extra key tells whether another page follows.
+  let items: ItemKey[];
+  let cursors: string[];
+  let more: boolean;
   if (range === undefined) {
-    slots = (await ctx.sessions.keys({ user, filters, after, limit: limit + 1 })).map((key) => ({ key }));
+    const after = query.cursor === undefined ? undefined : undatedCursor(query.cursor);
+    const keys = await ctx.sessions.keys({ user, filters, after, limit: limit + 1 });
+    more = keys.length > limit;
+    items = keys.slice(0, limit).map((k) => ({ id: k.id }));
+    cursors = keys.slice(0, limit).map((k) => encodeCursor([k.startsAt, k.id]));
   } else {
-    const [oneOff, series] = await Promise.all([
-      ctx.sessions.oneOffKeysInRange({ user, filters, ...range, after, limit: limit + 1 }),
-      seriesSlots(ctx, user, filters, range, after, limit + 1),
+    const after = query.cursor === undefined ? undefined : datedCursor(query.cursor);
+    const [indexed, expanded] = await Promise.all([
+      ctx.index.page({ user, filters, ...range, after, limit: limit + 1 }),
+      unindexedKeys(ctx, user, filters, range, after, limit + 1),
     ]);
-    known = series.known;
-    slots = [...oneOff.map((key) => ({ key })), ...series.slots].sort((a, b) => repo.compareKeys(a.key, b.key));
+    const keys = expanded.length === 0 ? indexed : dedupeSorted([...indexed, ...expanded]).slice(0, limit + 1);
+    more = keys.length > limit;
+    const page = keys.slice(0, limit);
+    items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed } }));
+    cursors = page.map((k) => encodeCursor([k.startsAt, k.id, k.date]));
   }
-  const page = slots.slice(0, limit);
-  // Only the page's rows are read; one changed meanwhile so that it no longer qualifies is left out.
-  const rows = await ctx.sessions.byIds({ user, filters: sqlFiltersOf(filters), ids: page.map((s) => s.key.id) });
-  const items: Item[] = page.flatMap(({ key, occurrence }) => {
-    const row = rows.get(key.id);
-    if (row === undefined) return [];
-    if (range === undefined) return [{ row }];
-    return [{ row, occurrence: occurrence ?? { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at } }];
-  });
-  const last = page.at(-1);
-  return {
-    data: await render(ctx, ctx.storage.db, items, known),
-    next_cursor: slots.length > limit && last !== undefined ? encodeCursor([last.key.startsAt, last.key.id]) : null,
-  };
+  const set = await loadItems(ctx, ctx.storage.db, { user, items, listing: { filters } });
+  // Rows changed meanwhile so that they no longer qualify are left out; the cursor still moves past them.
+  const records = renderItems(set, items, user, { listing: true });
+  const shown = withinBudget(records);
+  const cut = shown.length < records.length;
+  const lastShown = shown.at(-1);
+  const lastIndex = cut && lastShown !== undefined ? items.findIndex((i) => i.id === lastShown.id && i.occurrence?.date === lastShown.occurrence_date) : items.length - 1;
+  return { data: shown, next_cursor: (more || cut) && lastIndex >= 0 ? (cursors[lastIndex] ?? null) : null };
 }
 
-const toPageKey = ([startsAt, id]: readonly [string, number]): PageKey => ({ startsAt, id });
+const undatedCursor = (cursor: string) => {
+  const [startsAt, id] = decodeCursor(cursor, ['string', 'number'] as const);
+  return { startsAt, id };
+};
+
+const datedCursor = (cursor: string): After => {
+  const [startsAt, id, date] = decodeCursor(cursor, ['string', 'number', 'string'] as const);
+  return { startsAt, id, date };
+};

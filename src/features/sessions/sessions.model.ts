@@ -6,11 +6,13 @@ import {
   type Status,
   type WebsiteBlocker,
   type WeekPosition,
+  foldForSearch,
   parseJson,
   toJson,
 } from '../../storage/columns.js';
 import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
+import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { formatTime12h, isValidTimeZone, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
 import type { CreateSessionBody, Participation, Session } from './sessions.schema.js';
@@ -138,9 +140,40 @@ export function modelFromRow(row: SessionRow, collaborators: string[]): SessionM
   };
 }
 
-/** The columns a model writes (everything but ids, creator and created_at). */
-export function columnsOf(m: SessionModel, now: string): Omit<NewSession, 'created_by' | 'created_at'> {
-  const { starts_at, ends_at } = occurrenceInstants(m.schedule, m.time, m.duration, m.timezone);
+/**
+ * A one-off session has no recurrence: its recurrence fields are accepted and ignored, and
+ * read back empty (switching a series off clears them).
+ */
+export function normalized(m: SessionModel): SessionModel {
+  if (m.is_recurring === 1) return m;
+  return {
+    ...m,
+    recurring_start: null,
+    recurring_ends: null,
+    occurrence: null,
+    recurring_days: [],
+    recurring_month_option: null,
+    recurring_month_week_pos: null,
+    recurring_month_week_day: null,
+    fallback_option: 0,
+  };
+}
+
+/**
+ * The columns a model writes (everything but ids, creator and created_at); `exceptions`
+ * are a series' removed occurrences, which its first occurrence and rrule leave out.
+ * A series is listed at the instants of its first occurrence (never an instant at which
+ * nothing happens); one that produces none at all keeps its schedule's.
+ */
+export function columnsOf(
+  model: SessionModel,
+  now: string,
+  exceptions?: ReadonlySet<string>,
+): Omit<NewSession, 'created_by' | 'created_at' | 'indexed_through'> {
+  const m = normalized(model);
+  const pattern = patternOf(m, exceptions);
+  const first = pattern === null ? null : nextOccurrenceOnOrAfter(pattern, pattern.start);
+  const { starts_at, ends_at } = occurrenceInstants(first ?? m.schedule, m.time, m.duration, m.timezone);
   return {
     org_id: m.org_id,
     name: m.name,
@@ -166,6 +199,9 @@ export function columnsOf(m: SessionModel, now: string): Omit<NewSession, 'creat
     recurring_month_week_pos: m.recurring_month_week_pos,
     recurring_month_week_day: m.recurring_month_week_day,
     fallback_option: m.fallback_option,
+    // DTSTART at the first occurrence too, so that rrule, starts_at and /occurrences agree.
+    rrule: pattern === null ? null : toRRule(pattern, { date: first ?? pattern.start, minutes: m.time, timezone: m.timezone }),
+    search_name: foldForSearch(m.name),
     updated_at: now,
   };
 }
@@ -186,52 +222,63 @@ export function patternOf(m: RecurrenceFields, exceptions?: ReadonlySet<string>)
   };
 }
 
+/** What a record shows besides its session row. */
 export interface RecordExtras {
-  id: number;
-  createdBy: string;
-  createdAt: string;
-  updatedAt: string;
+  collaborators: string[];
   participantsCount: number;
-  exceptions?: ReadonlySet<string>;
+  /** A dated item: the occurrence it shows, with that occurrence's status. */
   occurrence?: { date: string; starts_at: string; ends_at: string; status: Status };
+  /** Leave the EXDATE lines out of rrule (an occurrence in a listing). */
+  ruleOnly?: boolean;
   participation?: Participation;
 }
 
-/** The one place a session becomes its API shape. */
-export function toSession(m: SessionModel, x: RecordExtras): Session {
-  const pattern = patternOf(m, x.exceptions);
-  const instants = x.occurrence ?? occurrenceInstants(m.schedule, m.time, m.duration, m.timezone);
+/**
+ * A series' rrule without its EXDATE lines: what an item of a dated listing carries, so
+ * that a page of occurrences does not repeat the removed-occurrence list on every item.
+ */
+function ruleOnly(rrule: string): string {
+  const cut = rrule.indexOf('\nEXDATE');
+  return cut === -1 ? rrule : rrule.slice(0, cut);
+}
+
+/**
+ * The one place a session row becomes its API record. Copied field by field from the row:
+ * building the object through intermediate spreads sent every record down a slow V8 path
+ * (docs/performance.md).
+ */
+export function toSession(row: SessionRow & { creator_handle: string }, x: RecordExtras): Session {
   return {
-    id: x.id,
-    org_id: m.org_id,
-    name: m.name,
-    type: m.type,
-    duration: m.duration,
-    schedule: m.schedule,
-    time: formatTime12h(m.time),
-    timezone: m.timezone,
-    is_public: m.is_public,
-    collaborator: m.collaborator,
-    status: x.occurrence?.status ?? m.status,
-    website_blocker_enabled: m.website_blocker_enabled,
-    website_blocker: m.website_blocker,
-    snooze_enabled: m.snooze_enabled,
-    snooze_apps: m.snooze_apps,
-    is_recurring: m.is_recurring,
-    recurring_start: m.recurring_start,
-    recurring_ends: m.recurring_ends,
-    occurrence: m.occurrence,
-    recurring_days: m.recurring_days,
-    recurring_month_option: m.recurring_month_option,
-    recurring_month_week_pos: m.recurring_month_week_pos,
-    recurring_month_week_day: m.recurring_month_week_day,
-    fallback_option: m.fallback_option,
-    created_by: x.createdBy,
-    created_at: x.createdAt,
-    updated_at: x.updatedAt,
-    starts_at: instants.starts_at,
-    ends_at: instants.ends_at,
-    rrule: pattern === null ? null : toRRule(pattern, { date: pattern.start, minutes: m.time, timezone: m.timezone }),
+    id: row.id,
+    org_id: row.org_id,
+    name: row.name,
+    type: row.type,
+    duration: row.duration,
+    schedule: row.schedule,
+    time: formatTime12h(row.time_minutes),
+    timezone: row.timezone,
+    is_public: row.is_public === 1,
+    collaborator: x.collaborators,
+    status: x.occurrence?.status ?? row.status,
+    website_blocker_enabled: row.website_blocker_enabled === 1,
+    website_blocker: row.website_blocker === null ? null : parseJson(row.website_blocker),
+    snooze_enabled: row.snooze_enabled === 1,
+    snooze_apps: parseJson(row.snooze_apps),
+    is_recurring: row.is_recurring,
+    recurring_start: row.recurring_start,
+    recurring_ends: row.recurring_ends,
+    occurrence: row.occurrence,
+    recurring_days: parseJson(row.recurring_days),
+    recurring_month_option: row.recurring_month_option,
+    recurring_month_week_pos: row.recurring_month_week_pos,
+    recurring_month_week_day: row.recurring_month_week_day,
+    fallback_option: row.fallback_option,
+    created_by: row.creator_handle,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    starts_at: x.occurrence?.starts_at ?? row.starts_at,
+    ends_at: x.occurrence?.ends_at ?? row.ends_at,
+    rrule: row.rrule === null ? null : x.ruleOnly === true ? ruleOnly(row.rrule) : row.rrule,
     participants_count: x.participantsCount,
     ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
     ...(x.participation === undefined ? {} : { participation: x.participation }),

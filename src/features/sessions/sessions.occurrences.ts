@@ -1,7 +1,9 @@
+import type { Flag } from '../../storage/columns.js';
+import type { OccurrenceRow, SessionRow } from '../../storage/tables.js';
 import { notFound } from '../../toolkit/errors.js';
-import { type RecurrencePattern, isOccurrence, nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
+import { addDays, compareDates } from '../recurrence/recurrence.dates.js';
+import { type RecurrencePattern, isOccurrence, nextOccurrenceOnOrAfter, occurrencesBetween } from '../recurrence/recurrence.engine.js';
 import { type OccurrenceInstants, occurrenceInstants, todayIn } from '../recurrence/recurrence.time.js';
-import type { SessionRow } from '../../storage/tables.js';
 import { type RecurrenceRow, patternOf, recurrenceFromRow } from './sessions.model.js';
 
 /** One dated instance of a session: a series occurrence, or a one-off session's own day. */
@@ -15,6 +17,13 @@ export interface OccurrenceView extends OccurrenceInstants {
  */
 export const ONE_OFF = '';
 
+/**
+ * How far ahead of today (or of a series' start, when that is later) the occurrence index
+ * holds a series without an end; the indexer extends it as days pass, and a listing
+ * further out expands the rest per request.
+ */
+export const INDEX_HORIZON_DAYS = 400;
+
 /** The recurrence pattern of a stored series (with its deleted occurrences), or null for a one-off session. */
 export function seriesPattern(row: RecurrenceRow, exceptions?: ReadonlySet<string>): RecurrencePattern | null {
   return patternOf(recurrenceFromRow(row), exceptions);
@@ -25,8 +34,8 @@ export function occurrenceView(row: Pick<SessionRow, 'time_minutes' | 'duration'
 }
 
 /** The next occurrence on or after today in the session's time zone, or null once the series has ended. */
-export function nextOccurrence(row: Pick<SessionRow, 'timezone'>, pattern: RecurrencePattern): string | null {
-  return nextOccurrenceOnOrAfter(pattern, todayIn(row.timezone));
+export function nextOccurrence(row: Pick<SessionRow, 'timezone'>, pattern: RecurrencePattern, now?: Date): string | null {
+  return nextOccurrenceOnOrAfter(pattern, todayIn(row.timezone, now));
 }
 
 /**
@@ -43,4 +52,51 @@ export function resolveOccurrence(row: RecurrenceRow, exceptions: ReadonlySet<st
   const resolved = date ?? nextOccurrence(row, pattern);
   if (resolved === null || !isOccurrence(pattern, resolved)) throw notFound('occurrence');
   return resolved;
+}
+
+/** The last local date the occurrence index holds for this session when it is `today` (UTC). */
+export function indexHorizon(row: RecurrenceRow, today: string): string {
+  const pattern = seriesPattern(row);
+  if (pattern === null) return row.schedule;
+  const target = addDays(compareDates(pattern.start, today) > 0 ? pattern.start : today, INDEX_HORIZON_DAYS);
+  return pattern.ends !== null && compareDates(pattern.ends, target) < 0 ? pattern.ends : target;
+}
+
+/** The session's days in [from, to], removed occurrences left out; a one-off session's is its schedule. */
+export function daysIn(row: RecurrenceRow, exceptions: ReadonlySet<string> | undefined, from: string, to: string): string[] {
+  const pattern = seriesPattern(row, exceptions);
+  if (pattern === null) return compareDates(from, row.schedule) <= 0 && compareDates(row.schedule, to) <= 0 ? [row.schedule] : [];
+  return compareDates(from, to) > 0 ? [] : occurrencesBetween(pattern, from, to);
+}
+
+/** What an occurrence row copies from its session (so listings filter without reading sessions). */
+export type IndexedSession = RecurrenceRow & Pick<SessionRow, 'org_id' | 'created_by' | 'is_public' | 'type'>;
+
+/**
+ * The index rows of a session's occurrences in [from, through]: a day is completed when
+ * the session is, or when its host completed that occurrence (`hostCompleted`, by date).
+ */
+export function occurrenceRows(
+  session: IndexedSession,
+  exceptions: ReadonlySet<string> | undefined,
+  hostCompleted: ReadonlySet<string>,
+  from: string,
+  through: string,
+): OccurrenceRow[] {
+  const allCompleted = session.status === 'completed';
+  return daysIn(session, exceptions, from, through).map((date) => {
+    const { starts_at, ends_at } = occurrenceInstants(date, session.time_minutes, session.duration, session.timezone);
+    const completed: Flag = allCompleted || hostCompleted.has(date) ? 1 : 0;
+    return {
+      session_id: session.id,
+      occurrence_date: date,
+      org_id: session.org_id,
+      created_by: session.created_by,
+      is_public: session.is_public,
+      type: session.type,
+      completed,
+      starts_at,
+      ends_at,
+    };
+  });
 }

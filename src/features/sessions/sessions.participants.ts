@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.js';
-import { occurrenceKey } from './sessions.repository.js';
+
+/** A (session, occurrence) pair as a map key. */
+export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
 
 export type ParticipantsRepository = ReturnType<typeof createParticipantsRepository>;
 
@@ -24,6 +26,21 @@ export function createParticipantsRepository() {
         .groupBy(['sp.session_id', 'sp.occurrence_date'])
         .execute();
       for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), Number(r.n));
+      return out;
+    },
+
+    /** The user's participation rows among the given occurrences, by occurrenceKey. */
+    async ofUser(db: Db, q: { userId: number; keys: readonly { sessionId: number; date: string }[] }) {
+      const out = new Map<string, { joined_at: string; completed_at: string | null }>();
+      if (q.keys.length === 0) return out;
+      const rows = await db
+        .selectFrom('session_participants')
+        .select(['session_id', 'occurrence_date', 'joined_at', 'completed_at'])
+        .where('user_id', '=', q.userId)
+        .where('session_id', 'in', [...new Set(q.keys.map((k) => k.sessionId))])
+        .where('occurrence_date', 'in', [...new Set(q.keys.map((k) => k.date))])
+        .execute();
+      for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), { joined_at: r.joined_at, completed_at: r.completed_at });
       return out;
     },
 
@@ -51,6 +68,11 @@ export function createParticipantsRepository() {
         .where('sp.completed_at', 'is not', null)
         .execute();
       return new Set(rows.map((r) => occurrenceKey(r.session_id, r.occurrence_date)));
+    },
+
+    /** Forgets participation in one occurrence (it was removed). */
+    async remove(db: Db, q: { sessionId: number; date: string }): Promise<void> {
+      await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
     },
 
     /** Forgets participation in the occurrences on or after `date` (they no longer exist). */

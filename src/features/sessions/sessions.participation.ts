@@ -3,49 +3,36 @@ import type { Db } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsContext } from './sessions.context.js';
-import { ONE_OFF, resolveOccurrence } from './sessions.occurrences.js';
-import { effectiveStatus } from './sessions.records.js';
+import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrences.js';
+import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation } from './sessions.schema.js';
-
-/**
- * The user's participation in one occurrence (ONE_OFF for a one-off session), or with
- * `occurrenceDate` null (a series that has ended) in none. The creator is the host and
- * always counts as joined.
- */
-export async function participationFor(
-  ctx: SessionsContext,
-  db: Db,
-  row: SessionWithCreator,
-  user: AuthenticatedUser,
-  occurrenceDate: string | null,
-): Promise<Participation> {
-  const p = occurrenceDate === null ? undefined : await ctx.participants.of(db, { sessionId: row.id, date: occurrenceDate, userId: user.id });
-  if (row.created_by === user.id) {
-    return { joined: true, role: 'host', joined_at: p?.joined_at ?? row.created_at, completed_at: p?.completed_at ?? null };
-  }
-  const collaborators = (await ctx.sessions.collaboratorHandles(db, [row.id])).get(row.id) ?? [];
-  const role = collaborators.includes(user.handle) ? 'collaborator' : p !== undefined ? 'participant' : null;
-  return { joined: p !== undefined, role, joined_at: p?.joined_at ?? null, completed_at: p?.completed_at ?? null };
-}
-
-/** Status of the occurrence (or one-off session) a participation call is about. */
-async function statusOf(ctx: SessionsContext, db: Db, row: SessionWithCreator, occurrenceDate: string): Promise<Status> {
-  if (occurrenceDate === ONE_OFF) return row.status;
-  const completed = await ctx.participants.hostCompletions(db, { sessionIds: [row.id], from: occurrenceDate, to: occurrenceDate });
-  return effectiveStatus(row, occurrenceDate, completed);
-}
 
 export type ParticipationAction = 'join' | 'leave' | 'complete';
 
 /**
+ * The item a request about one occurrence shows: a one-off session as a whole, or that
+ * occurrence of a series with its instants and whether it is completed (the series is,
+ * or its host completed that day).
+ */
+export async function occurrenceItem(ctx: SessionsContext, db: Db, row: SessionWithCreator, date: string): Promise<ItemKey> {
+  if (date === ONE_OFF) return { id: row.id };
+  const completed =
+    row.status === 'completed' || (await ctx.participants.hostCompletions(db, { sessionIds: [row.id], from: date, to: date })).size > 0;
+  const view = occurrenceView(row, date);
+  return { id: row.id, occurrence: { date, starts_at: view.starts_at, ends_at: view.ends_at, completed } };
+}
+
+/**
  * Join (idempotent), leave, or complete one occurrence of a session (`date`; default the
- * next one) or a one-off session. The host completing a one-off session completes it.
+ * next one) or a one-off session. The host completing a one-off session completes it. The
+ * session row is locked first, so concurrent calls about it take turns: a `leave` that
+ * comes after a `complete` finds the completion and is refused.
  */
 export async function participate(ctx: SessionsContext, user: AuthenticatedUser, id: number, action: ParticipationAction, date?: string) {
   const now = new Date().toISOString();
   return ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.findVisible(trx, { user, id });
+    const row = await ctx.sessions.lockVisible(trx, { user, id });
     if (row === undefined) throw notFound('session');
     const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
     const occurrenceDate = resolveOccurrence(row, exceptions, date);
@@ -53,11 +40,13 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
     const key = { sessionId: id, date: occurrenceDate, userId: user.id };
     const existing = await ctx.participants.of(trx, key);
     switch (action) {
-      case 'join':
+      case 'join': {
         if (isHost || existing !== undefined) break;
-        if ((await statusOf(ctx, trx, row, occurrenceDate)) === 'completed') throw conflict('The session is completed; it can no longer be joined.');
+        const { occurrence } = await occurrenceItem(ctx, trx, row, occurrenceDate);
+        if ((occurrence?.completed ?? row.status === 'completed') === true) throw conflict('The session is completed; it can no longer be joined.');
         await ctx.participants.join(trx, { ...key, now });
         break;
+      }
       case 'leave':
         if (isHost) throw conflict('The host cannot leave; delete the session instead.');
         if (existing?.completed_at != null) throw conflict('You completed this session; completion cannot be undone.');
@@ -68,6 +57,9 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
         await ctx.participants.complete(trx, { ...key, now });
         if (isHost && occurrenceDate === ONE_OFF && row.status !== 'completed') {
           await ctx.sessions.update(trx, id, { status: 'completed', updated_at: now });
+          await ctx.index.complete(trx, { sessionId: id });
+        } else if (isHost && occurrenceDate !== ONE_OFF) {
+          await ctx.index.complete(trx, { sessionId: id, date: occurrenceDate });
         }
         break;
       default: {
@@ -75,15 +67,18 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
         throw new Error(`unknown action ${String(unreachable)}`);
       }
     }
-    // Not the visible lookup again: leaving may well have made a private session invisible.
+    // Read back whatever its visibility now: leaving may well have made a private session invisible.
     const fresh = await ctx.sessions.find(trx, id);
     if (fresh === undefined) throw notFound('session');
+    const item = await occurrenceItem(ctx, trx, fresh, occurrenceDate);
+    const [record] = renderItems(await loadItems(ctx, trx, { user, items: [item], participation: true }), [item], user);
+    if (record?.participation === undefined) throw notFound('session');
     return {
       data: {
         session_id: id,
         occurrence_date: occurrenceDate === ONE_OFF ? null : occurrenceDate,
-        participation: await participationFor(ctx, trx, fresh, user, occurrenceDate),
-        status: await statusOf(ctx, trx, fresh, occurrenceDate),
+        participation: record.participation satisfies Participation,
+        status: record.status satisfies Status,
       },
     };
   });

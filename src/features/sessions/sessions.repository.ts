@@ -1,33 +1,21 @@
 import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
-import type { SessionType } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { type SessionFilters, involvedIds, streamsFor } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS, type RecurrenceRow } from './sessions.model.js';
 import { involves, visibleTo } from './sessions.visibility.js';
 
 export type SessionWithCreator = SessionRow & { creator_handle: string };
 
-export interface SessionFilters {
-  orgIds: readonly number[];
-  channel?: 'public' | 'private';
-  type?: SessionType;
-  completed?: 0 | 1;
-  source?: 'user' | 'organization';
-  keyword?: string;
-}
-
+/** A place in an undated listing: a session (a series once), ordered by (starts_at, id). */
 export type PageKey = { startsAt: string; id: number };
 
 /** Listing order: instants are ISO strings of one fixed format, so they order as text. */
 export const keyBefore = (a: PageKey, b: PageKey) => a.startsAt < b.startsAt || (a.startsAt === b.startsAt && a.id < b.id);
-/** keyBefore as a sort comparator. */
-export const compareKeys = (a: PageKey, b: PageKey) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0);
 
-export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
-
+type Sessions = ExpressionBuilder<Database, 'sessions'>;
 type SessionQuery = SelectQueryBuilder<Database, 'sessions', SessionWithCreator>;
-type Filter = (eb: ExpressionBuilder<Database, 'sessions'>) => Expression<SqlBool>;
 
 /**
  * Sessions with their creator's handle, looked up per row: as a join, PostgreSQL hashed the
@@ -42,57 +30,104 @@ function baseQuery(db: Db): SessionQuery {
     .$narrowType<{ creator_handle: string }>();
 }
 
-/** A listing: who asks, what they filter on. */
-export interface ListingQuery {
-  user: AuthenticatedUser;
-  filters: SessionFilters;
-}
+/** A session not (entirely) in the occurrence index, with what expanding it needs. */
+export type UnindexedSession = RecurrenceRow & { indexed_through: string | null };
 
 export type SessionsRepository = ReturnType<typeof createSessionsRepository>;
 
 /** Session rows, their collaborators and removed occurrences. Built once per storage. */
 export function createSessionsRepository(storage: Storage) {
-  /** The listing filters (visibility first) as one condition over `sessions`. */
-  function filtersOf({ user, filters: f }: ListingQuery): Filter {
-    const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
-    return (eb) => {
-      const terms = [visible(eb)];
+  /** The filters every listing applies to a session row, visibility aside. */
+  function filtersOf(user: AuthenticatedUser, f: SessionFilters) {
+    return (eb: Sessions): Expression<SqlBool> => {
+      const terms: Expression<SqlBool>[] = [];
       if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
       if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
       if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
       if (f.source === 'user') terms.push(eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
-      if (f.keyword !== undefined) terms.push(storage.containsInsensitive(eb.ref('sessions.name'), f.keyword));
+      if (f.keyword !== undefined) terms.push(storage.sessionNameContains(eb.ref('sessions.id'), f.keyword));
       return eb.and(terms);
     };
   }
 
-  /**
-   * The keys of one page in listing order (starts_at, id) after the cursor, one org at a
-   * time: within one org the `(org_id, starts_at, id, …)` index yields rows in listing order,
-   * so each scan stops after `limit` matches, where `org_id in (…)` read and sorted every
-   * session of every org. The rows are read afterwards, for the page only (byIds).
-   */
-  async function pageKeys(orgIds: readonly number[], filter: Filter, after: PageKey | undefined, limit: number): Promise<PageKey[]> {
-    const perOrg = await Promise.all(
-      orgIds.map((orgId) => {
-        let q = storage.db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where(filter);
-        if (after !== undefined) q = q.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
-        return q.orderBy('sessions.starts_at').orderBy('sessions.id').limit(limit).execute();
-      }),
-    );
-    const keys = perOrg.flat().map((r) => ({ startsAt: r.starts_at, id: r.id }));
-    return keys.sort(compareKeys).slice(0, limit);
+  /** Visible to the user and matching the filters: what a listing may show. */
+  function listable(user: AuthenticatedUser, f: SessionFilters) {
+    const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
+    const filters = filtersOf(user, f);
+    return (eb: Sessions) => eb.and([visible(eb), filters(eb)]);
+  }
+
+  function keyStream(where: (eb: Sessions) => Expression<SqlBool>, q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }) {
+    let query = storage.db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where(where).where(filtersOf(q.user, q.filters));
+    const { after } = q;
+    if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
+    return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit).execute();
   }
 
   return {
     /**
-     * The sessions among `ids` that are still visible and match the filters, by id. Applied
-     * again because a session may change between finding a page and reading it: one made
-     * private meanwhile is never shown.
+     * The keys of one undated page after the cursor: the first `limit` of each visibility
+     * stream (an org's public sessions, the reader's own, the ones the reader is involved
+     * in), merged; a session another member keeps private is in none of them.
      */
-    async byIds(q: ListingQuery & { ids: readonly number[] }): Promise<Map<number, SessionWithCreator>> {
+    async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }): Promise<PageKey[]> {
+      const { user, filters: f } = q;
+      const streams = streamsFor(f);
+      const orgs = [...f.orgIds];
+      const reads = [];
+      if (streams.public) {
+        for (const orgId of orgs) reads.push(keyStream((eb) => eb.and([eb('sessions.org_id', '=', orgId), eb('sessions.is_public', '=', 1)]), q));
+      }
+      if (streams.own) {
+        // One stream per org too: within one (creator, org) the index is in listing order.
+        for (const orgId of orgs) reads.push(keyStream((eb) => eb.and([eb('sessions.created_by', '=', user.id), eb('sessions.org_id', '=', orgId)]), q));
+      }
+      if (streams.involved) {
+        reads.push(keyStream((eb) => eb.and([eb('sessions.id', 'in', involvedIds(storage.db, user)), eb('sessions.org_id', 'in', orgs)]), q));
+      }
+      const keys = new Map<number, PageKey>();
+      for (const rows of await Promise.all(reads)) for (const r of rows) keys.set(r.id, { startsAt: r.starts_at, id: r.id });
+      return [...keys.values()].sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0)).slice(0, q.limit);
+    },
+
+    /**
+     * Visible sessions matching the filters that may occur in [from, to] but are not in the
+     * occurrence index through `to`: stored before the index existed, or series whose
+     * occurrences that far ahead are expanded per request. Completion is per occurrence,
+     * so the caller applies that filter.
+     */
+    unindexedInRange(q: { user: AuthenticatedUser; filters: SessionFilters; from: string; to: string }): Promise<UnindexedSession[]> {
+      const f = { ...q.filters, completed: undefined };
+      return storage.db
+        .selectFrom('sessions')
+        .select([...RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const), 'sessions.indexed_through'])
+        .where((eb) => eb.or([eb('sessions.indexed_through', 'is', null), eb('sessions.indexed_through', '<', q.to)]))
+        .where((eb) => eb('sessions.org_id', 'in', [...f.orgIds]))
+        .where(listable(q.user, f))
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('sessions.is_recurring', '=', 0), eb('sessions.schedule', '>=', q.from), eb('sessions.schedule', '<=', q.to)]),
+            eb.and([
+              eb('sessions.is_recurring', '=', 1),
+              eb(eb.fn.coalesce('sessions.recurring_start', 'sessions.schedule'), '<=', q.to),
+              eb.or([eb('sessions.recurring_ends', 'is', null), eb('sessions.recurring_ends', '>=', q.from)]),
+            ]),
+          ]),
+        )
+        .orderBy('sessions.id')
+        .execute();
+    },
+
+    /**
+     * The sessions among `ids` with their creator, by id. With `listing`, only those still
+     * visible and matching its filters: a session may change between finding a page and
+     * reading it, and one made private meanwhile is never shown.
+     */
+    async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, SessionWithCreator>> {
       if (q.ids.length === 0) return new Map();
-      const rows = await baseQuery(storage.db).where('sessions.id', 'in', [...new Set(q.ids)]).where(filtersOf(q)).execute();
+      let query = baseQuery(db).where('sessions.id', 'in', [...new Set(q.ids)]);
+      if (q.listing !== undefined) query = query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
+      const rows = await query.execute();
       return new Map(rows.map((r) => [r.id, r]));
     },
 
@@ -100,38 +135,18 @@ export function createSessionsRepository(storage: Storage) {
       return baseQuery(db).where('sessions.id', '=', q.id).where(visibleTo(q.user)).executeTakeFirst();
     },
 
+    /**
+     * The session visible to the user, locked against concurrent writers until the
+     * transaction ends (PostgreSQL `FOR UPDATE`; SQLite's write transactions hold the whole
+     * database already), so a write merges into the row as it is when it commits.
+     */
+    async lockVisible(db: Db, q: { user: AuthenticatedUser; id: number }): Promise<SessionWithCreator | undefined> {
+      return storage.forUpdate(baseQuery(db).where('sessions.id', '=', q.id).where(visibleTo(q.user))).executeTakeFirst();
+    },
+
     /** The session whatever its visibility: only for re-reading one the caller has already been allowed to see. */
     async find(db: Db, id: number): Promise<SessionWithCreator | undefined> {
       return baseQuery(db).where('sessions.id', '=', id).executeTakeFirst();
-    },
-
-    /** Keys of the visible sessions (a series counts once) in listing order after the cursor. */
-    keys(q: ListingQuery & { after: PageKey | undefined; limit: number }): Promise<PageKey[]> {
-      return pageKeys(q.filters.orgIds, filtersOf(q), q.after, q.limit);
-    },
-
-    /** Keys of the one-off sessions whose local day is in [from, to], in listing order after the cursor. */
-    oneOffKeysInRange(q: ListingQuery & { from: string; to: string; after: PageKey | undefined; limit: number }): Promise<PageKey[]> {
-      const filters = filtersOf(q);
-      const filter: Filter = (eb) =>
-        eb.and([filters(eb), eb('sessions.is_recurring', '=', 0), eb('sessions.schedule', '>=', q.from), eb('sessions.schedule', '<=', q.to)]);
-      return pageKeys(q.filters.orgIds, filter, q.after, q.limit);
-    },
-
-    /**
-     * Series that may have an occurrence in [from, to]: only the columns their occurrences are
-     * computed from, as a listing expands every one of them but shows only a page.
-     */
-    seriesOverlapping(q: ListingQuery & { from: string; to: string }): Promise<RecurrenceRow[]> {
-      return storage.db
-        .selectFrom('sessions')
-        .select(RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const))
-        .where(filtersOf(q))
-        .where('sessions.is_recurring', '=', 1)
-        .where((eb) => eb(eb.fn.coalesce('sessions.recurring_start', 'sessions.schedule'), '<=', q.to))
-        .where((eb) => eb.or([eb('sessions.recurring_ends', 'is', null), eb('sessions.recurring_ends', '>=', q.from)]))
-        .orderBy('sessions.id')
-        .execute();
     },
 
     /** Collaborators' handles per session, in handle order; each handle is looked up by primary key (see baseQuery). */
@@ -201,14 +216,24 @@ export function createSessionsRepository(storage: Storage) {
       await db.deleteFrom('sessions').where('id', '=', id).execute();
     },
 
-    /** Removes one occurrence of a series, and the participation in it. */
+    /** Records a removed occurrence of a series; the caller removes its participation and index row. */
     async addException(db: Db, q: { sessionId: number; date: string }): Promise<void> {
       await db
         .insertInto('session_exceptions')
         .values({ session_id: q.sessionId, occurrence_date: q.date })
         .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
         .execute();
-      await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
+    },
+
+    /** Sessions whose occurrence index must be built or extended to reach `before`, oldest need first. */
+    dueForIndexing(db: Db, q: { before: string; limit: number }) {
+      return db
+        .selectFrom('sessions')
+        .select([...RECURRENCE_COLUMNS, 'org_id', 'created_by', 'is_public', 'type', 'indexed_through'])
+        .where((eb) => eb.or([eb('indexed_through', 'is', null), eb('indexed_through', '<', q.before)]))
+        .orderBy('id')
+        .limit(q.limit)
+        .execute();
     },
   };
 }

@@ -21,6 +21,12 @@ import {
 } from '../../toolkit/schema-helpers.js';
 import { HANDLE_PATTERN } from '../auth/auth.caller.js';
 
+/**
+ * Removed occurrences one series keeps at most: a GET shows them all in its rrule's
+ * EXDATE, so the list must stay bounded (dated listings leave it out of every item).
+ */
+export const MAX_REMOVED_OCCURRENCES = 1000;
+
 /** Last day a session may be on: its instants must keep toISOString's four-digit years, which sort as text. */
 export const LAST_SESSION_DATE = '9998-12-31';
 

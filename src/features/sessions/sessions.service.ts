@@ -1,30 +1,24 @@
 import type { Storage } from '../../storage/database.js';
-import { type FieldError, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
+import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { compareDates } from '../recurrence/recurrence.dates.js';
-import { occurrencesBetween, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
+import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
+import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
 import { type SessionModel, columnsOf, modelFromRow, writableFields } from './sessions.model.js';
-import { ONE_OFF, nextOccurrence, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
-import { type ParticipationAction, participate, participationFor } from './sessions.participation.js';
-import { type Item, render } from './sessions.records.js';
-import type { SessionWithCreator } from './sessions.repository.js';
+import { daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
+import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import { assertStatusForward, checkSessionRules, isFlagged } from './sessions.rules.js';
 import {
   type CreateSessionBody,
   type DeleteSessionQuery,
   type ListSessionsQuery,
+  MAX_REMOVED_OCCURRENCES,
   SESSION_DEFAULTS,
   type Session,
   type UpdateSessionBody,
 } from './sessions.schema.js';
-
-async function loadVisible(ctx: SessionsContext, user: AuthenticatedUser, id: number): Promise<SessionWithCreator> {
-  const row = await ctx.sessions.findVisible(ctx.storage.db, { user, id });
-  if (row === undefined) throw notFound('session');
-  return row;
-}
 
 /**
  * The session with the user's participation. With `date` (a series' occurrence) the
@@ -33,21 +27,24 @@ async function loadVisible(ctx: SessionsContext, user: AuthenticatedUser, id: nu
  */
 async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: number, date?: string): Promise<Session> {
   const { db } = ctx.storage;
-  const row = await loadVisible(ctx, user, id);
-  const known = await ctx.sessions.exceptionsOf(db, [id]);
-  const exceptions = known.get(id);
-  let shown: Item = { row };
-  let occurrenceDate: string | null;
+  const row = await ctx.sessions.findVisible(db, { user, id });
+  if (row === undefined) throw notFound('session');
+  let item: ItemKey = { id };
   if (date !== undefined) {
-    occurrenceDate = resolveOccurrence(row, exceptions, date);
-    if (occurrenceDate !== ONE_OFF) shown = { row, occurrence: occurrenceView(row, occurrenceDate) };
-  } else {
-    const pattern = seriesPattern(row, exceptions);
-    occurrenceDate = pattern === null ? ONE_OFF : nextOccurrence(row, pattern);
+    const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
+    item = await occurrenceItem(ctx, db, row, resolveOccurrence(row, exceptions, date));
   }
-  const [record] = await render(ctx, db, [shown], { exceptions: known });
-  return { ...(record as Session), participation: await participationFor(ctx, db, row, user, occurrenceDate) };
+  const [record] = renderItems(await loadItems(ctx, db, { user, items: [item], participation: true }), [item], user);
+  if (record === undefined) throw notFound('session');
+  return record;
 }
+
+/** The columns whose change moves, hides or completes a session's occurrences in the index. */
+const INDEXED_COLUMNS = [
+  'org_id', 'is_public', 'type', 'status', 'schedule', 'time_minutes', 'duration', 'timezone', 'is_recurring', 'recurring_start',
+  'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option', 'recurring_month_week_pos', 'recurring_month_week_day',
+  'fallback_option',
+] as const;
 
 /** `schemaErrors`: what the request schema rejected; the remaining fields are still checked so one 422 lists all. */
 async function createSession(
@@ -62,6 +59,7 @@ async function createSession(
     const collaboratorIds = await checkSessionRules(ctx, trx, user, model, schemaErrors);
     const newId = await ctx.sessions.insert(trx, { ...columnsOf(model, now), created_by: user.id, created_at: now });
     await ctx.sessions.replaceCollaborators(trx, { sessionId: newId, userIds: collaboratorIds });
+    await reindexSession(ctx, trx, newId);
     return newId;
   });
   return getSession(ctx, user, id);
@@ -72,7 +70,8 @@ const sameCollaborators = (a: readonly string[], b: readonly string[]) =>
 
 /**
  * Fields sent replace the stored ones and the merged session must pass every create
- * rule. Sending back what is stored changes nothing, not even updated_at.
+ * rule. Sending back what is stored changes nothing, not even updated_at. The row is
+ * locked first, so concurrent updates merge into what the one before them committed.
  */
 async function updateSession(
   ctx: SessionsContext,
@@ -82,7 +81,7 @@ async function updateSession(
   schemaErrors: readonly FieldError[] = [],
 ): Promise<Session> {
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.findVisible(trx, { user, id });
+    const row = await ctx.sessions.lockVisible(trx, { user, id });
     if (row === undefined) throw notFound('session');
     if (row.created_by !== user.id) throw forbidden('Only the creator may change this session.');
     const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
@@ -93,13 +92,16 @@ async function updateSession(
     const merged: SessionModel = { ...current, ...changes };
     if (schemaErrors.length === 0) assertStatusForward(current.status, merged.status);
     const collaboratorIds = await checkSessionRules(ctx, trx, user, merged, schemaErrors);
-    const columns = columnsOf(merged, row.updated_at);
+    const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+    const columns = columnsOf(merged, row.updated_at, exceptions);
+    const before = columnsOf(current, row.updated_at, exceptions);
     const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
-    if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(columnsOf(current, row.updated_at))) return;
+    if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(before)) return;
     await ctx.sessions.update(trx, id, { ...columns, updated_at: new Date().toISOString() });
     if (collaboratorsChanged || merged.org_id !== current.org_id) {
       await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
     }
+    if (INDEXED_COLUMNS.some((c) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]))) await reindexSession(ctx, trx, id);
   });
   return getSession(ctx, user, id);
 }
@@ -112,7 +114,7 @@ async function updateSession(
 async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: number, query: DeleteSessionQuery): Promise<void> {
   const scope = query.scope ?? 'series';
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.findVisible(trx, { user, id });
+    const row = await ctx.sessions.lockVisible(trx, { user, id });
     if (row === undefined) throw notFound('session');
     if (row.created_by !== user.id) throw forbidden('Only the creator may delete this session.');
     if (scope === 'series') {
@@ -121,10 +123,21 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
       return;
     }
     if (seriesPattern(row) === null) throw validationFailed([{ path: '/scope', message: 'the session is not recurring; use scope=series' }]);
-    const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+    const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id) ?? new Set<string>();
     const date = resolveOccurrence(row, exceptions, query.date);
+    const now = new Date().toISOString();
+    const model = modelFromRow(row, []);
     if (scope === 'occurrence') {
+      if (exceptions.size >= MAX_REMOVED_OCCURRENCES) {
+        throw conflict(
+          `A series keeps at most ${MAX_REMOVED_OCCURRENCES} removed occurrences; end it (scope=following) or change its pattern instead.`,
+        );
+      }
       await ctx.sessions.addException(trx, { sessionId: id, date });
+      await ctx.participants.remove(trx, { sessionId: id, date });
+      await ctx.index.remove(trx, { sessionId: id, date });
+      const { starts_at, ends_at, rrule } = columnsOf(model, now, new Set([...exceptions, date]));
+      await ctx.sessions.update(trx, id, { starts_at, ends_at, rrule, updated_at: now });
       return;
     }
     const pattern = seriesPattern(row, exceptions);
@@ -133,24 +146,22 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
       await ctx.sessions.delete(trx, id);
       return;
     }
-    await ctx.sessions.update(trx, id, { recurring_ends: previous, updated_at: new Date().toISOString() });
+    const { starts_at, ends_at, rrule } = columnsOf({ ...model, recurring_ends: previous }, now, exceptions);
+    await ctx.sessions.update(trx, id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
     await ctx.participants.deleteFrom(trx, { sessionId: id, date });
+    await reindexSession(ctx, trx, id);
   });
 }
 
 /** The occurrences of a session in [from, to] (a one-off session: its own day, if inside). */
 async function listOccurrences(ctx: SessionsContext, user: AuthenticatedUser, id: number, from: string, to: string) {
   checkRange(from, to, '/to');
-  const row = await loadVisible(ctx, user, id);
-  const pattern = seriesPattern(row, (await ctx.sessions.exceptionsOf(ctx.storage.db, [id])).get(id));
-  const dates =
-    pattern !== null
-      ? occurrencesBetween(pattern, from, to)
-      : compareDates(from, row.schedule) <= 0 && compareDates(row.schedule, to) <= 0
-        ? [row.schedule]
-        : [];
+  const { db } = ctx.storage;
+  const row = await ctx.sessions.findVisible(db, { user, id });
+  if (row === undefined) throw notFound('session');
+  const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
   return {
-    data: dates.map((date) => {
+    data: daysIn(row, exceptions, from, to).map((date) => {
       const { starts_at, ends_at } = occurrenceView(row, date);
       return { occurrence_date: date, starts_at, ends_at };
     }),
@@ -171,5 +182,7 @@ export function createSessionsService(storage: Storage) {
     delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery) => deleteSession(ctx, user, id, query),
     occurrences: (user: AuthenticatedUser, id: number, from: string, to: string) => listOccurrences(ctx, user, id, from, to),
     participate: (user: AuthenticatedUser, id: number, action: ParticipationAction, date?: string) => participate(ctx, user, id, action, date),
+    /** One step of the occurrence indexer (see indexStep); the server runs it in the background. */
+    indexStep: (batch: number, now?: Date) => indexStep(ctx, { batch, now }),
   };
 }

@@ -1,0 +1,188 @@
+import { type ExpressionBuilder, type SqlBool, type Expression, sql } from 'kysely';
+import type { Db, Storage } from '../../storage/database.js';
+import type { Database, OccurrenceRow } from '../../storage/tables.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { addDays } from '../recurrence/recurrence.dates.js';
+import { type SessionFilters, involvedIds, streamsFor } from './sessions.listing-filters.js';
+
+/** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
+export interface DatedKey {
+  startsAt: string;
+  id: number;
+  date: string;
+  endsAt: string;
+  completed: boolean;
+}
+
+export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pick<DatedKey, 'startsAt' | 'id' | 'date'>) =>
+  a.startsAt < b.startsAt || (a.startsAt === b.startsAt && (a.id < b.id || (a.id === b.id && a.date < b.date)));
+
+/** The last date a fully indexed session holds: nothing after it will ever be added. */
+export const FULLY_INDEXED = '9999-12-31';
+
+type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
+
+export interface DatedPageQuery {
+  user: AuthenticatedUser;
+  filters: SessionFilters;
+  from: string;
+  to: string;
+  after: Pick<DatedKey, 'startsAt' | 'id' | 'date'> | undefined;
+  limit: number;
+}
+
+export type OccurrenceIndex = ReturnType<typeof createOccurrenceIndex>;
+
+/**
+ * The occurrence index (session_occurrences): written in the transaction of every change to
+ * a session's days, visibility or completion, and read by dated listings and time-triggered
+ * events. Built once per storage.
+ */
+export function createOccurrenceIndex(storage: Storage) {
+  /** Rows per insert statement, within the engine's parameter limit. */
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
+
+  /** Conditions every stream of a dated page shares: the range, the cursor and the filters. */
+  function shared(q: DatedPageQuery) {
+    const { filters: f, after } = q;
+    // A local day starts within 14 hours of its UTC midnight either way: bounding the instant
+    // as well lets the index range scan start and stop near the range.
+    const lowest = `${addDays(q.from, -1)}T00:00:00.000Z`;
+    const highest = `${addDays(q.to, 2)}T00:00:00.000Z`;
+    return (eb: Occ): Expression<SqlBool> => {
+      const terms: Expression<SqlBool>[] = [
+        eb('session_occurrences.starts_at', '>=', lowest),
+        eb('session_occurrences.starts_at', '<', highest),
+        eb('session_occurrences.occurrence_date', '>=', q.from),
+        eb('session_occurrences.occurrence_date', '<=', q.to),
+      ];
+      if (after !== undefined) {
+        terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));
+      }
+      if (f.type !== undefined) terms.push(eb('session_occurrences.type', '=', f.type));
+      // A literal, so that the partial index of completed occurrences matches the query.
+      if (f.completed === 1) terms.push(sql<SqlBool>`session_occurrences.completed = 1`);
+      if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
+      if (f.keyword !== undefined) terms.push(storage.sessionNameContains(eb.ref('session_occurrences.session_id'), f.keyword));
+      return eb.and(terms);
+    };
+  }
+
+  function stream(where: (eb: Occ) => Expression<SqlBool>, q: DatedPageQuery) {
+    return storage.db
+      .selectFrom('session_occurrences')
+      .select(['session_occurrences.session_id', 'session_occurrences.occurrence_date', 'session_occurrences.starts_at', 'session_occurrences.ends_at', 'session_occurrences.completed'])
+      .where(shared(q))
+      .where(where)
+      .orderBy('session_occurrences.starts_at')
+      .orderBy('session_occurrences.session_id')
+      .orderBy('session_occurrences.occurrence_date')
+      .limit(q.limit)
+      .execute();
+  }
+
+  return {
+    /**
+     * The keys of one dated page after the cursor: the first `limit` of each stream
+     * (streamsFor), merged. What another member keeps private is in no stream.
+     */
+    async page(q: DatedPageQuery): Promise<DatedKey[]> {
+      const { user, filters: f } = q;
+      const streams = streamsFor(f);
+      const orgs = [...f.orgIds];
+      const reads: Promise<Awaited<ReturnType<typeof stream>>>[] = [];
+      if (streams.public) {
+        for (const orgId of orgs) reads.push(stream((eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), eb('session_occurrences.is_public', '=', 1)]), q));
+      }
+      const visibility = (eb: Occ) => (streams.ownPublic === undefined ? [] : [eb('session_occurrences.is_public', '=', streams.ownPublic)]);
+      if (streams.own) {
+        // One stream per org too: within one (creator, org) the index is in listing order.
+        for (const orgId of orgs) {
+          reads.push(stream((eb) => eb.and([eb('session_occurrences.created_by', '=', user.id), eb('session_occurrences.org_id', '=', orgId), ...visibility(eb)]), q));
+        }
+      }
+      if (streams.involved) {
+        reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(storage.db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
+      }
+      const seen = new Map<string, DatedKey>();
+      for (const rows of await Promise.all(reads)) {
+        for (const r of rows) {
+          seen.set(`${r.session_id}|${r.occurrence_date}`, {
+            startsAt: r.starts_at,
+            id: r.session_id,
+            date: r.occurrence_date,
+            endsAt: r.ends_at,
+            completed: r.completed === 1,
+          });
+        }
+      }
+      return [...seen.values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0)).slice(0, q.limit);
+    },
+
+    /** The first indexed occurrence dates on or after `from` of each session (two, for zones a day apart). */
+    async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, string[]>> {
+      const out = new Map<number, string[]>();
+      if (q.sessionIds.length === 0) return out;
+      const ranked = db
+        .selectFrom('session_occurrences')
+        .select(['session_id', 'occurrence_date'])
+        .select((eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('session_id').orderBy('occurrence_date')).as('n'))
+        .where('session_id', 'in', [...new Set(q.sessionIds)])
+        .where('occurrence_date', '>=', q.from)
+        .as('ranked');
+      const rows = await db.selectFrom(ranked).select(['session_id', 'occurrence_date']).where('n', '<=', 2).execute();
+      for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), r.occurrence_date].sort());
+      return out;
+    },
+
+    /** The index rows of the given occurrences. */
+    async rows(db: Db, keys: readonly { sessionId: number; date: string }[]): Promise<Map<string, OccurrenceRow>> {
+      const out = new Map<string, OccurrenceRow>();
+      if (keys.length === 0) return out;
+      const rows = await db
+        .selectFrom('session_occurrences')
+        .selectAll()
+        .where('session_id', 'in', [...new Set(keys.map((k) => k.sessionId))])
+        .where('occurrence_date', 'in', [...new Set(keys.map((k) => k.date))])
+        .execute();
+      for (const r of rows) out.set(`${r.session_id}|${r.occurrence_date}`, r);
+      return out;
+    },
+
+    /** Replaces the session's indexed occurrences with `rows`, holding them through `through`. */
+    async replace(db: Db, q: { sessionId: number; rows: readonly OccurrenceRow[]; through: string }): Promise<void> {
+      await db.deleteFrom('session_occurrences').where('session_id', '=', q.sessionId).execute();
+      await this.append(db, q);
+    },
+
+    /** Adds `rows` (days after what is indexed) and moves the session's indexed_through to `through`. */
+    async append(db: Db, q: { sessionId: number; rows: readonly OccurrenceRow[]; through: string }): Promise<void> {
+      for (let i = 0; i < q.rows.length; i += chunk) {
+        await db
+          .insertInto('session_occurrences')
+          .values(q.rows.slice(i, i + chunk))
+          .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
+          .execute();
+      }
+      await db.updateTable('sessions').set({ indexed_through: q.through }).where('id', '=', q.sessionId).execute();
+    },
+
+    /** Copies a session's changed visibility, org or type into its occurrences. */
+    async copy(db: Db, q: { sessionId: number; values: Pick<OccurrenceRow, 'org_id' | 'is_public' | 'type'> }): Promise<void> {
+      await db.updateTable('session_occurrences').set(q.values).where('session_id', '=', q.sessionId).execute();
+    },
+
+    /** Marks one occurrence, or (no date) every occurrence, of a session completed. */
+    async complete(db: Db, q: { sessionId: number; date?: string }): Promise<void> {
+      let update = db.updateTable('session_occurrences').set({ completed: 1 }).where('session_id', '=', q.sessionId);
+      if (q.date !== undefined) update = update.where('occurrence_date', '=', q.date);
+      await update.execute();
+    },
+
+    /** Removes one occurrence (`date`), or every occurrence on or after `from`. */
+    async remove(db: Db, q: { sessionId: number; date: string } | { sessionId: number; from: string }): Promise<void> {
+      const base = db.deleteFrom('session_occurrences').where('session_id', '=', q.sessionId);
+      await ('date' in q ? base.where('occurrence_date', '=', q.date) : base.where('occurrence_date', '>=', q.from)).execute();
+    },
+  };
+}

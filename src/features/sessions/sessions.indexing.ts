@@ -1,0 +1,78 @@
+import type { Db } from '../../storage/database.js';
+import { addDays } from '../recurrence/recurrence.dates.js';
+import type { SessionsContext } from './sessions.context.js';
+import { FULLY_INDEXED } from './sessions.index.js';
+import { columnsOf, modelFromRow } from './sessions.model.js';
+import { type IndexedSession, indexHorizon, occurrenceRows, seriesPattern } from './sessions.occurrences.js';
+
+const FIRST_DAY = '0001-01-01';
+/** The indexer extends a series this many days before its horizon runs out. */
+const EXTEND_AHEAD_DAYS = 30;
+
+const utcToday = (now: Date) => now.toISOString().slice(0, 10);
+
+/**
+ * What the index holds through, given the horizon it was built to: everything there will
+ * ever be (FULLY_INDEXED) once the horizon reaches a one-off day or a series' end.
+ */
+function throughFor(session: IndexedSession, horizon: string): string {
+  const pattern = seriesPattern(session);
+  if (pattern === null) return FULLY_INDEXED;
+  return pattern.ends !== null && pattern.ends <= horizon ? FULLY_INDEXED : horizon;
+}
+
+/**
+ * Rebuilds a session's occurrences in the index, in the caller's transaction: every day
+ * from its start through the horizon, removed occurrences left out and host completions
+ * kept. Run by every write that changes the session's days, visibility or completion.
+ */
+export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: number, now = new Date()): Promise<void> {
+  const session = await ctx.sessions.find(db, sessionId);
+  if (session === undefined) return;
+  const [exceptions, completions] = await Promise.all([
+    ctx.sessions.exceptionsOf(db, [sessionId]),
+    ctx.participants.hostCompletions(db, { sessionIds: [sessionId], from: FIRST_DAY, to: FULLY_INDEXED }),
+  ]);
+  const hostCompleted = new Set([...completions].map((key) => key.slice(key.indexOf('|') + 1)));
+  const horizon = indexHorizon(session, utcToday(now));
+  await ctx.index.replace(db, {
+    sessionId,
+    rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, FIRST_DAY, horizon),
+    through: throughFor(session, horizon),
+  });
+}
+
+/**
+ * One step of the background indexer: builds the index of sessions stored before it
+ * existed (recomputing their derived columns) and extends series without an end before
+ * their horizon runs out. Returns how many sessions it handled; call again until 0.
+ */
+export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: Date }): Promise<number> {
+  const now = q.now ?? new Date();
+  const today = utcToday(now);
+  const due = await ctx.sessions.dueForIndexing(ctx.storage.db, { before: addDays(today, EXTEND_AHEAD_DAYS), limit: q.batch });
+  if (due.length === 0) return 0;
+  await ctx.storage.transaction(async (trx) => {
+    const [exceptions, completions] = await Promise.all([
+      ctx.sessions.exceptionsOf(trx, due.map((s) => s.id)),
+      ctx.participants.hostCompletions(trx, { sessionIds: due.map((s) => s.id), from: FIRST_DAY, to: FULLY_INDEXED }),
+    ]);
+    for (const session of due) {
+      const hostCompleted = new Set([...completions].filter((k) => k.startsWith(`${session.id}|`)).map((k) => k.slice(k.indexOf('|') + 1)));
+      const horizon = indexHorizon(session, today);
+      const through = throughFor(session, horizon);
+      if (session.indexed_through === null) {
+        // Stored before the index: its first-occurrence instants and rrule are derived here too.
+        const row = await ctx.sessions.find(trx, session.id);
+        if (row === undefined) continue;
+        const { starts_at, ends_at, rrule } = columnsOf(modelFromRow(row, []), row.updated_at, exceptions.get(session.id));
+        await ctx.sessions.update(trx, session.id, { starts_at, ends_at, rrule });
+        await ctx.index.replace(trx, { sessionId: session.id, rows: occurrenceRows(session, exceptions.get(session.id), hostCompleted, FIRST_DAY, horizon), through });
+      } else {
+        const rows = occurrenceRows(session, exceptions.get(session.id), hostCompleted, addDays(session.indexed_through, 1), horizon);
+        await ctx.index.append(trx, { sessionId: session.id, rows, through });
+      }
+    }
+  });
+  return due.length;
+}

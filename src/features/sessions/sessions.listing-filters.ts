@@ -1,0 +1,48 @@
+import type { Expression, SqlBool } from 'kysely';
+import type { SessionType } from '../../storage/columns.js';
+import type { Db } from '../../storage/database.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+
+/** What a listing asks for, besides the page: the filters of the interface document. */
+export interface SessionFilters {
+  orgIds: readonly number[];
+  channel?: 'public' | 'private';
+  type?: SessionType;
+  completed?: 0 | 1;
+  source?: 'user' | 'organization';
+  keyword?: string;
+}
+
+/**
+ * The visible part of a listing comes from three streams, each read in listing order from
+ * an index of its own: an org's public sessions, the reader's own, and the ones the reader
+ * collaborates on or joined. A session another member keeps private is in none of them,
+ * so it costs the reader nothing. Which streams a listing needs follows from its filters.
+ */
+export interface Streams {
+  /** An org's public sessions (one stream per org). */
+  public: boolean;
+  /** The reader's own sessions, and those the reader is involved in; `is_public` they must have, if any. */
+  own: boolean;
+  involved: boolean;
+  ownPublic: 0 | 1 | undefined;
+}
+
+export function streamsFor(f: SessionFilters): Streams {
+  const publicStream = f.source !== 'user' && f.channel !== 'private';
+  // With the public stream read, the reader's public sessions are in it already.
+  const personal = !(publicStream && f.channel === 'public');
+  const ownPublic = f.channel === 'public' ? 1 : f.channel === 'private' ? 0 : undefined;
+  return { public: publicStream, own: personal, involved: personal, ownPublic };
+}
+
+/** Sessions the user collaborates on or has joined (any occurrence of), as a subquery of ids. */
+export function involvedIds(db: Db, user: AuthenticatedUser) {
+  return db
+    .selectFrom('session_collaborators')
+    .select('session_collaborators.session_id')
+    .where('session_collaborators.user_id', '=', user.id)
+    .union(db.selectFrom('session_participants').select('session_participants.session_id').where('session_participants.user_id', '=', user.id));
+}
+
+export type Condition = Expression<SqlBool>;

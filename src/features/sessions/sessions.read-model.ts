@@ -1,0 +1,126 @@
+import type { Db } from '../../storage/database.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { addDays } from '../recurrence/recurrence.dates.js';
+import { toRRule } from '../recurrence/recurrence.rrule.js';
+import { todayIn } from '../recurrence/recurrence.time.js';
+import type { SessionsContext } from './sessions.context.js';
+import { FULLY_INDEXED } from './sessions.index.js';
+import type { SessionFilters } from './sessions.listing-filters.js';
+import { toSession } from './sessions.model.js';
+import { ONE_OFF, nextOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { occurrenceKey } from './sessions.participants.js';
+import type { SessionWithCreator } from './sessions.repository.js';
+import type { Participation, Session } from './sessions.schema.js';
+
+/** One item of a response: a session as a whole (a series once), or one of its days. */
+export interface ItemKey {
+  id: number;
+  occurrence?: { date: string; starts_at: string; ends_at: string; completed: boolean };
+}
+
+/** Everything the records of a set of items show, read in a fixed number of queries. */
+export interface ReadSet {
+  rows: ReadonlyMap<number, SessionWithCreator>;
+  collaborators: ReadonlyMap<number, string[]>;
+  /** Per item (by position): the occurrence whose participants it counts, ONE_OFF, or null (a series that has ended). */
+  counted: readonly (string | null)[];
+  counts: ReadonlyMap<string, number>;
+  /** The caller's participation rows, by occurrenceKey; only when asked for. */
+  participation?: ReadonlyMap<string, { joined_at: string; completed_at: string | null }>;
+}
+
+export interface LoadQuery {
+  user: AuthenticatedUser;
+  items: readonly ItemKey[];
+  /** For listings: rows are read again under the listing's visibility and filters. */
+  listing?: { filters: SessionFilters };
+  participation?: boolean;
+  now?: Date;
+}
+
+/**
+ * Loads what `items` show: the rows, collaborators, the occurrence each item counts
+ * participants of (for a series shown as a whole: its next one), those counts, and
+ * optionally the caller's participation. Five queries whatever the page, plus one in the
+ * rare case a series is not in the occurrence index far enough.
+ */
+export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Promise<ReadSet> {
+  const ids = q.items.map((i) => i.id);
+  const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters } }) });
+  const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
+  const now = q.now ?? new Date();
+  // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
+  const [collaborators, next] = await Promise.all([
+    ctx.sessions.collaboratorHandles(db, ids),
+    ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(now.toISOString().slice(0, 10), -1) }),
+  ]);
+  const stale = [...rows.values()].filter((r) => r.is_recurring === 1 && (r.rrule === null || (wholeSeries.includes(r.id) && r.indexed_through !== FULLY_INDEXED)));
+  const exceptions = stale.length === 0 ? new Map<number, Set<string>>() : await ctx.sessions.exceptionsOf(db, stale.map((r) => r.id));
+  const fallback = new Set(stale.map((r) => r.id));
+
+  const counted = q.items.map((item): string | null => {
+    const row = rows.get(item.id);
+    if (row === undefined || row.is_recurring !== 1) return ONE_OFF;
+    if (item.occurrence !== undefined) return item.occurrence.date;
+    const today = todayIn(row.timezone, now);
+    const indexed = next.get(row.id)?.find((d) => d >= today);
+    if (indexed !== undefined || !fallback.has(row.id)) return indexed ?? null;
+    const pattern = seriesPattern(row, exceptions.get(row.id));
+    return pattern === null ? null : nextOccurrence(row, pattern, now);
+  });
+  const countKeys = q.items.flatMap((item, i) => (counted[i] === null ? [] : [{ sessionId: item.id, date: counted[i] as string }]));
+  const [counts, participation] = await Promise.all([
+    ctx.participants.counts(db, countKeys.map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
+    q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
+  ]);
+  // A series stored before rrule was kept gets it computed here until the indexer stores it.
+  for (const row of stale) {
+    if (row.rrule !== null) continue;
+    const pattern = seriesPattern(row, exceptions.get(row.id));
+    if (pattern !== null) row.rrule = toRRule(pattern, { date: pattern.start, minutes: row.time_minutes, timezone: row.timezone });
+  }
+  return { rows, collaborators, counted, counts, ...(participation === undefined ? {} : { participation }) };
+}
+
+/** The caller's participation in the counted occurrence; the creator is the host and always counts as joined. */
+function participationOf(row: SessionWithCreator, collaborators: readonly string[], user: AuthenticatedUser, p: { joined_at: string; completed_at: string | null } | undefined): Participation {
+  if (row.created_by === user.id) {
+    // joined_at is set once, at creation, whatever happens to the row later.
+    return { joined: true, role: 'host', joined_at: row.created_at, completed_at: p?.completed_at ?? null };
+  }
+  const role = collaborators.includes(user.handle) ? 'collaborator' : p !== undefined ? 'participant' : null;
+  return { joined: p !== undefined, role, joined_at: p?.joined_at ?? null, completed_at: p?.completed_at ?? null };
+}
+
+/**
+ * The records of `items` from what loadItems read: pure, no queries. An item whose row is
+ * gone is left out. In a `listing`, an occurrence's rrule leaves out the EXDATE lines, so
+ * that a page of one series' days does not repeat its removed-occurrence list on each.
+ */
+export function renderItems(set: ReadSet, items: readonly ItemKey[], user: AuthenticatedUser, opts: { listing?: boolean } = {}): Session[] {
+  const out: Session[] = [];
+  items.forEach((item, i) => {
+    const row = set.rows.get(item.id);
+    if (row === undefined) return;
+    const collaborators = set.collaborators.get(item.id) ?? [];
+    const counted = set.counted[i] ?? null;
+    const key = counted === null ? undefined : occurrenceKey(item.id, counted);
+    // The host always counts as joined.
+    const participantsCount = 1 + (key === undefined ? 0 : (set.counts.get(key) ?? 0));
+    const { occurrence } = item;
+    out.push(
+      toSession(row, {
+        collaborators,
+        ruleOnly: opts.listing === true && occurrence !== undefined,
+        participantsCount,
+        ...(occurrence === undefined
+          ? {}
+          : { occurrence: { date: occurrence.date, starts_at: occurrence.starts_at, ends_at: occurrence.ends_at, status: occurrence.completed ? 'completed' : row.status } }),
+        ...(set.participation === undefined
+          ? {}
+          : { participation: participationOf(row, collaborators, user, key === undefined ? undefined : set.participation.get(key)) }),
+      }),
+    );
+  });
+  return out;
+}

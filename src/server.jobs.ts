@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { createSessionsService } from './features/sessions/sessions.service.js';
+
+/** A background job: one step of work, called again while it reports work done. */
+interface Job {
+  name: string;
+  /** How often to look for work once idle, milliseconds. */
+  everyMs: number;
+  /** Does one bounded step; returns how many things it handled (0 = idle). */
+  step(): Promise<number>;
+  /** After a run that handled something, once the job is idle again. */
+  afterWork?(handled: number): Promise<void>;
+}
+
+const STATISTICS_INTERVAL_MS = 3_600_000;
+const INDEXER_INTERVAL_MS = 3_600_000;
+/** Sessions indexed per step: bounded, so that a step never holds the event loop (or SQLite's write lock) long. */
+const INDEXER_BATCH = 200;
+
+/**
+ * Runs each job now and then every `everyMs`; a job that found work runs again at once
+ * (after pending I/O), until it is idle. Errors are logged, never fatal. Everything stops
+ * when the app closes.
+ */
+function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
+  const timers: NodeJS.Timeout[] = [];
+  let closed = false;
+  app.addHook('onClose', () => {
+    closed = true;
+    for (const timer of timers) clearTimeout(timer);
+  });
+  for (const job of jobs) {
+    const run = async (): Promise<void> => {
+      try {
+        let handled = 0;
+        for (let n = await job.step(); n > 0 && !closed; n = await job.step()) {
+          handled += n;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        if (handled > 0 && !closed) await job.afterWork?.(handled);
+      } catch (error) {
+        app.log.warn({ err: error, job: job.name }, 'background job failed; it runs again later');
+      }
+      if (!closed) timers.push(setTimeout(() => void run(), job.everyMs).unref());
+    };
+    void run();
+  }
+}
+
+/** The background work a serving instance does; every instance may run it (each step is safe to run twice). */
+export function startJobs(app: FastifyInstance): void {
+  const { storage } = app;
+  const sessions = createSessionsService(storage);
+  schedule(app, [
+    {
+      // Statistics after the migrations (a new index has none), then hourly as tables grow.
+      name: 'statistics',
+      everyMs: STATISTICS_INTERVAL_MS,
+      step: async () => {
+        await storage.refreshStatistics();
+        return 0;
+      },
+    },
+    {
+      // Builds the occurrence index of sessions stored before it existed, and extends
+      // series without an end as days pass; until then listings expand them per request.
+      name: 'occurrence-indexer',
+      everyMs: INDEXER_INTERVAL_MS,
+      step: () => sessions.indexStep(INDEXER_BATCH),
+      // A large backlog changes the tables' shape: give the planner fresh statistics.
+      afterWork: async (handled) => {
+        app.log.info({ sessions: handled }, 'occurrence index built or extended');
+        await storage.refreshStatistics();
+      },
+    },
+  ]);
+}
