@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { openStorage } from './database.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../../test/helpers/harness.js';
 
 describeEachDialect('start-up warnings about database settings', (dialect) => {
   let database: TestDatabase;

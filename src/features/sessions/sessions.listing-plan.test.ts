@@ -1,10 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
-import { sqlitePath } from '../../src/storage/sqlite.js';
-import type { Database } from '../../src/storage/tables.js';
-import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
+import { createSessionsRepository } from './sessions.repository.js';
+import { sqlitePath } from '../../storage/sqlite.js';
+import type { Database } from '../../storage/tables.js';
+import { type StorageFixture, createStorageFixture } from '../../../test/helpers/harness.js';
 
 /**
  * A listing page is found one org at a time in index order, then read by id. Both steps

@@ -6,8 +6,8 @@ import {
   listAllTasks,
   newSession,
   newTask,
-} from '../../src/features/tasks/tasks.test-helpers.js';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+} from './tasks.test-helpers.js';
+import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
 
 /*
  * Tasks belong to their owner alone: a colleague in the same org and a stranger in

@@ -2,15 +2,15 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { openSqlite, sqlitePath } from '../../src/storage/sqlite.js';
+import { type Storage, openStorage } from './database.js';
+import { openSqlite, sqlitePath } from './sqlite.js';
 import {
   ForeignKeyViolationError,
   StorageUnavailableError,
   TransactionConflictError,
   UniqueViolationError,
-} from '../../src/storage/storage.errors.js';
-import { type StorageFixture, type TestDatabase, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
+} from './storage.errors.js';
+import { type StorageFixture, type TestDatabase, createStorageFixture, describeEachDialect } from '../../test/helpers/harness.js';
 
 /*
  * Every mapping in translateError, checked against an error the real driver raised.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
-import { sessionRow } from '../helpers/session-row.js';
+import { createSessionsRepository } from './sessions.repository.js';
+import { type StorageFixture, createStorageFixture, describeEachDialect } from '../../../test/helpers/harness.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../../test/helpers/harness.js';
 
 const PROBLEM_KEYS = new Set(['type', 'title', 'status', 'detail', 'instance', 'errors']);
 /** Things that must never reach a client: stack frames, SQL, driver and framework internals. */

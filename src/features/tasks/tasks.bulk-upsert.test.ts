@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type UpsertRow, createTasksRepository } from '../../src/features/tasks/tasks.repository.js';
-import { sessionRow } from '../helpers/session-row.js';
-import { type Storage } from '../../src/storage/database.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
+import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
+import { type Storage } from '../../storage/database.js';
+import { type StorageFixture, createStorageFixture, describeEachDialect } from '../../../test/helpers/harness.js';
 
 /*
  * The bulk-import statement itself, below the HTTP layer: chunking under each engine's

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type Storage, openStorage } from './database.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect } from '../../test/helpers/harness.js';
 
 /*
  * Instances starting together on an empty database all migrate at once. Each migration

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
+import { type Storage, openStorage } from './database.js';
+import { type StorageFixture, createStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
 describe('SQLite driver', () => {

@@ -1,12 +1,12 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type SessionFilters, createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
-import type { Db } from '../../src/storage/database.js';
-import { type Storage } from '../../src/storage/database.js';
-import type { Database } from '../../src/storage/tables.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
-import { sessionRow } from '../helpers/session-row.js';
+import { type SessionFilters, createSessionsRepository } from './sessions.repository.js';
+import type { Db } from '../../storage/database.js';
+import { type Storage } from '../../storage/database.js';
+import type { Database } from '../../storage/tables.js';
+import { type StorageFixture, createStorageFixture, describeEachDialect } from '../../../test/helpers/harness.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
