@@ -1,36 +1,30 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { type SessionFilters, createSessionsRepository } from './sessions.repository.js';
 import type { Db } from '../../storage/database.js';
-import { type Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../../../test/helpers/harness.js';
+import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
 describeEachDialect('keyword search on sessions.name', (dialect) => {
-  let fixture: StorageFixture;
-  let storage: Storage;
-  let user: StorageFixture['user'];
+  const fixture = useStorageFixture(dialect, now);
 
   beforeAll(async () => {
-    fixture = await createStorageFixture(dialect, now);
-    ({ storage, user } = fixture);
     const names = ['100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club'];
-    await storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, user.id))).execute();
+    await fixture.storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, fixture.user.id))).execute();
   });
-  afterAll(() => fixture.close());
 
   /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
   async function page(db: Db, filters: SessionFilters, limit: number) {
-    const keys = await createSessionsRepository({ ...storage, db: db }).keys({ user, filters, after: undefined, limit });
-    const rows = await createSessionsRepository({ ...storage, db: db }).byIds({ user, filters, ids: keys.map((k) => k.id) });
+    const keys = await createSessionsRepository({ ...fixture.storage, db: db }).keys({ user: fixture.user, filters, after: undefined, limit });
+    const rows = await createSessionsRepository({ ...fixture.storage, db: db }).byIds({ user: fixture.user, filters, ids: keys.map((k) => k.id) });
     return keys.flatMap((k) => rows.get(k.id) ?? []);
   }
 
-  const search = async (keyword: string) => (await page(storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
+  const search = async (keyword: string) => (await page(fixture.storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
 
   it('matches case-insensitively', async () => {
     expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
@@ -48,8 +42,8 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   it('0002 adds a trigram index on PostgreSQL only', async () => {
     const indexes =
       dialect === 'postgres'
-        ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'sessions' and schemaname = current_schema()`.execute(storage.db)).rows
-        : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'sessions'`.execute(storage.db)).rows;
+        ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'sessions' and schemaname = current_schema()`.execute(fixture.storage.db)).rows
+        : (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'sessions'`.execute(fixture.storage.db)).rows;
     const names = indexes.map((r) => r.name);
     expect(names.includes('sessions_name_search_idx')).toBe(dialect === 'postgres');
   });
@@ -61,16 +55,16 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
         insert into sessions (org_id, created_by, name, type, duration, schedule, time_minutes, timezone, starts_at, ends_at,
           is_public, status, website_blocker_enabled, snooze_enabled, snooze_apps, is_recurring, recurring_days, fallback_option,
           created_at, updated_at)
-        select 1, ${user.id},
+        select 1, ${fixture.user.id},
           (array['Deep work','Morning focus','Writing sprint','Code review','Study block','Planning'])[1 + g % 6] || ' #' || g,
           'standard', 25, '2026-01-02', 540, 'UTC',
           to_char(timestamp '2026-01-02 09:00' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
           to_char(timestamp '2026-01-02 09:25' + g * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS".000Z"'),
           g % 2, 'waiting', 0, 0, '{}', 0, '[]', 0, ${now}, ${now}
         from generate_series(1, 50000) g
-      `.execute(storage.db);
-      await sql`update sessions set name = name || ' zebra' where id in (select id from sessions order by id desc limit 5)`.execute(storage.db);
-      await sql`analyze sessions`.execute(storage.db);
+      `.execute(fixture.storage.db);
+      await sql`update sessions set name = name || ' zebra' where id in (select id from sessions order by id desc limit 5)`.execute(fixture.storage.db);
+      await sql`analyze sessions`.execute(fixture.storage.db);
 
       // Capture exactly the SQL the repository sends, then ask PostgreSQL how it runs it.
       const captured: { sql: string; parameters: readonly unknown[] }[] = [];

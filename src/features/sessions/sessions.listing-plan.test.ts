@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSessionsRepository } from './sessions.repository.js';
 import { sqlitePath } from '../../storage/sqlite.js';
 import type { Database } from '../../storage/tables.js';
-import { type StorageFixture, createStorageFixture } from '../../../test/helpers/harness.js';
+import { useStorageFixture } from '../../../test/helpers/harness.js';
 
 /**
  * A listing page is found one org at a time in index order, then read by id. Both steps
@@ -13,11 +13,10 @@ import { type StorageFixture, createStorageFixture } from '../../../test/helpers
  * server refreshes at start-up are there.
  */
 describe('session listing plans on SQLite', () => {
-  let fixture: StorageFixture;
+  const fixture = useStorageFixture('sqlite');
   let raw: BetterSqlite3.Database;
 
   beforeAll(async () => {
-    fixture = await createStorageFixture('sqlite');
     const { storage, user } = fixture;
     await storage.db.insertInto('orgs').values({ id: 2, created_at: '2026-01-01T00:00:00.000Z' }).execute();
     await sql`
@@ -33,10 +32,7 @@ describe('session listing plans on SQLite', () => {
     await storage.refreshStatistics();
     raw = new BetterSqlite3(sqlitePath(fixture.database.url), { readonly: true });
   });
-  afterAll(async () => {
-    raw.close();
-    await fixture.close();
-  });
+  afterAll(() => raw.close());
 
   async function plansOf(keyword?: string): Promise<{ sql: string; plan: string }[]> {
     const captured: { sql: string; parameters: readonly unknown[] }[] = [];
