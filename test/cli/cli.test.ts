@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
+import { describeEachDialect, testConfig, useTestDatabase } from '../helpers/harness.js';
 import { type CliResult, buildOnce, focus, focusBin } from '../helpers/server-process.js';
 
 /*
@@ -32,18 +32,16 @@ function json(result: CliResult): unknown {
 }
 
 describeEachDialect('npx focus', (dialect) => {
-  let database: TestDatabase;
+  const database = useTestDatabase(dialect);
   let env: Record<string, string>;
   let app: FastifyInstance;
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(() => {
     env = { DATABASE_URL: database.url };
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await app?.close();
-    await database?.drop();
   });
 
   const me = (token: string) => app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });

@@ -2,9 +2,9 @@ import { execSync } from 'node:child_process';
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type TestDatabase, useTestDatabase } from '../helpers/harness.js';
 import { OPS, type Op, Ledger, type Target, runWriter, verify } from './workload.js';
 import { type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
 import { propertySeed } from '../helpers/seed.js';
@@ -57,11 +57,7 @@ function report(name: string, ledger: Ledger, extra = '') {
 beforeAll(buildOnce, 180_000);
 
 describe('SIGKILL during writes [sqlite]', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-  });
-  afterAll(() => database.drop());
+  const database = useTestDatabase('sqlite');
 
   it('keeps every acknowledged write, applies no import by halves, and passes integrity_check', async () => {
     const { env, token } = await setUp(database);
@@ -106,11 +102,7 @@ describe('SIGKILL during writes [sqlite]', () => {
 });
 
 describe('SIGTERM with requests in flight [sqlite]', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
-  });
-  afterAll(() => database.drop());
+  const database = useTestDatabase('sqlite');
 
   it('lets in-flight requests finish, refuses new ones, then exits 0', async () => {
     const { env, token } = await setUp(database);
@@ -182,11 +174,7 @@ function pgCommands(): { stop: string; start: string } {
 }
 
 describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes [postgres]', () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-  });
-  afterAll(() => database.drop());
+  const database = useTestDatabase('postgres');
 
   it('answers 503 (never 500) while the database is down, recovers, and keeps every acknowledged write', async () => {
     const { stop: stopCmd, start: startCmd } = pgCommands();

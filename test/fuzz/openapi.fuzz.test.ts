@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/features/recurrence/recurrence.dates.js';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { type Client, describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
 import { propertySeed } from '../helpers/seed.js';
 
@@ -57,9 +57,7 @@ const MUTATIONS = ['wrong-type', 'missing', 'out-of-range', 'odd-string', 'huge-
 const BAD_IDS = ['0', '-1', 'abc', '1.5', '1e3', '0x10', '9007199254740993', 'x'.repeat(300), '%F0%9F%98%80', '%00'];
 
 describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client;
+  const t = useTestApp(dialect, { alice: [1, 2], bob: [1] });
   let operations: Operation[];
   let ajv: Ajv;
   let problem: ValidateFunction;
@@ -79,17 +77,14 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     return res.body.data.id;
   };
   const createTask = async () => {
-    const res = await alice.post<{ data: { id: string } }>('/api/v1/tasks', { context: 'fixture', session_id: aliceSession });
+    const res = await t.alice.post<{ data: { id: string } }>('/api/v1/tasks', { context: 'fixture', session_id: aliceSession });
     expect(res.status).toBe(201);
     return res.body.data.id;
   };
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1, 2]);
-    bob = await t.user('bob', [1]);
-    aliceSession = await createSession(alice);
-    bobSession = await createSession(bob);
+    aliceSession = await createSession(t.alice);
+    bobSession = await createSession(t.bob);
     aliceTask = await createTask();
     const doc = (await t.anonymous.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path' | 'key' | 'body'> & { requestBody?: { content: Record<string, { schema: Schema }> } }>> };
     ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
@@ -107,11 +102,10 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     );
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     const lines = [...counts].map(([k, c]) => `  ${k.padEnd(42)} valid 2xx ${c.ok}, tolerated ${c.tolerated}; invalid rejected ${c.rejected}, skipped ${c.skipped}`);
     const total = [...counts.values()].reduce((s, c) => s + c.ok + c.tolerated + c.rejected, 0);
     process.stdout.write(`[fuzz ${dialect}] seed=${SEED} runs/operation=${RUNS} requests=${total}\n${lines.join('\n')}\n`);
-    await t.close();
   });
 
   const resolve = (ref: string): Schema => ajv.getSchema(`openapi${ref}`)?.schema as Schema;
@@ -132,10 +126,10 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     const hasId = op.path.includes('{id}');
     let id: string | undefined;
     if (hasId && op.path.startsWith('/api/v1/sessions')) {
-      if (op.method === 'PUT' || op.method === 'DELETE') id = String(await createSession(alice));
+      if (op.method === 'PUT' || op.method === 'DELETE') id = String(await createSession(t.alice));
       else id = String(/join|leave|complete/.test(op.path) ? bobSession : aliceSession);
       // Completing needs a participation first.
-      if (op.path.endsWith('/complete')) expect((await alice.post(`/api/v1/sessions/${bobSession}/join`)).status).toBe(200);
+      if (op.path.endsWith('/complete')) expect((await t.alice.post(`/api/v1/sessions/${bobSession}/join`)).status).toBe(200);
     } else if (hasId) id = op.method === 'DELETE' ? await createTask() : aliceTask;
     delete q.cursor;
     if (op.key === 'GET /api/v1/sessions') {
@@ -173,7 +167,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     return { ...request, ...(id === undefined ? {} : { id }) };
   }
 
-  async function send(op: Operation, request: Request, client: Client = alice) {
+  async function send(op: Operation, request: Request, client: Client = t.alice) {
     const path = op.path.replace('{id}', request.id ?? '1');
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(request.query)) if (v !== undefined) params.append(k, typeof v === 'string' ? v : JSON.stringify(v));
@@ -202,7 +196,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
   it('answers every schema-valid request with a documented 2xx matching its schema', async () => {
     expect(operations.length).toBeGreaterThanOrEqual(19);
     for (const op of operations) {
-      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? alice : t.anonymous;
+      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? t.alice : t.anonymous;
       await fc.assert(
         fc.asyncProperty(requestArb(op), async (generated) => {
           const request = await prepare(op, structuredClone(generated));
@@ -320,7 +314,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
       // Nothing to break in a request without parameters or body (health, readiness, /me).
       if (kinds.length === 0) continue;
       const mutation = fc.record({ kind: fc.constantFrom(...kinds), pick: fc.nat(1000), odd: fc.constantFrom(...ODD_STRINGS) }) as fc.Arbitrary<Mutation>;
-      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? alice : t.anonymous;
+      const client = op.path.startsWith('/api/v1/') && op.path !== '/api/v1/openapi.json' ? t.alice : t.anonymous;
       await fc.assert(
         fc.asyncProperty(requestArb(op), mutation, async (generated, m) => {
           const prepared = await prepare(op, structuredClone(generated));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { type Config, loadConfig } from '../../src/config/config.js';
 import { type AuthService, createAuthService } from '../../src/features/auth/auth.service.js';
@@ -13,6 +13,11 @@ import type { DialectName } from '../../src/storage/dialect.js';
 
 /** The dialects this run covers: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const DIALECTS: DialectName[] = ['sqlite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])];
+
+/** Runs a suite once per dialect of this run, named after it. */
+export function describeEachDialect(name: string, fn: (dialect: DialectName) => void): void {
+  for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => fn(dialect));
+}
 
 export interface TestDatabase {
   url: string;
@@ -98,6 +103,9 @@ export class Client {
   }
 }
 
+/** A client holding a fresh token of one user. */
+export type UserClient = Client & { tokenId: number };
+
 export interface TestApp {
   app: FastifyInstance;
   storage: Storage;
@@ -106,7 +114,7 @@ export interface TestApp {
   url: string;
   dialect: DialectName;
   /** Creates (or extends) a user in the given orgs and returns a client holding a fresh token. */
-  user(handle: string, orgIds: number[], tokenOptions?: { ttl?: string }): Promise<Client & { tokenId: number }>;
+  user(handle: string, orgIds: number[], tokenOptions?: { ttl?: string }): Promise<UserClient>;
   anonymous: Client;
   close(): Promise<void>;
 }
@@ -137,11 +145,6 @@ export async function createTestApp(dialect: DialectName, env: Record<string, st
   };
 }
 
-/** Runs a suite once per dialect of this run, named after it. */
-export function describeEachDialect(name: string, fn: (dialect: DialectName) => void): void {
-  for (const dialect of DIALECTS) describe(`${name} [${dialect}]`, () => fn(dialect));
-}
-
 export interface StorageFixture {
   database: TestDatabase;
   storage: Storage;
@@ -167,4 +170,106 @@ export async function createStorageFixture(dialect: DialectName, now = '2026-01-
       await database.drop();
     },
   };
+}
+
+/**
+ * Something the enclosing suite opens in beforeAll and closes in afterAll. The suite reads
+ * it through the returned stand-in, in its tests and in hooks it registers later (which run
+ * after this beforeAll and before this afterAll); reading it earlier is an error.
+ */
+function openedForSuite<T extends object>(what: string, open: () => Promise<T>, close: (value: T) => Promise<void>): T {
+  let value: T | undefined;
+  beforeAll(async () => {
+    value = await open();
+  });
+  afterAll(async () => {
+    if (value !== undefined) await close(value);
+  });
+  const ready = (key: string | symbol): T => {
+    if (value === undefined) throw new Error(`${what}: ${String(key)} is read before the suite's beforeAll ran`);
+    return value;
+  };
+  return new Proxy({} as T, {
+    get: (_target, key) => Reflect.get(ready(key), key) as unknown,
+    has: (_target, key) => key in ready(key),
+    ownKeys: () => Reflect.ownKeys(ready('its keys')),
+    getOwnPropertyDescriptor: (_target, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(ready(key), key);
+      return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+    },
+  });
+}
+
+/** A test app with a client for each of the suite's users, by handle. */
+export type TestAppWith<Handle extends string> = TestApp & { readonly [H in Handle]: UserClient };
+
+/**
+ * The usual suite set-up: a fresh app on `dialect` for the enclosing suite, and its users
+ * created in the order given, each in its orgs and holding a token.
+ *
+ *   const t = useTestApp(dialect, { alice: [1], bob: [1], carol: [2] });
+ *   it('…', async () => { await t.alice.get('/api/v1/me'); });
+ */
+export function useTestApp<const Handle extends string = never>(
+  dialect: DialectName,
+  users: Record<Handle, number[]> = {} as Record<Handle, number[]>,
+  env: Record<string, string> = {},
+): TestAppWith<Handle> {
+  return openedForSuite(
+    'useTestApp',
+    async () => {
+      const t = await createTestApp(dialect, env);
+      const clients: Record<string, UserClient> = {};
+      for (const [handle, orgIds] of Object.entries<number[]>(users)) {
+        if (handle in t) throw new Error(`useTestApp: a user cannot be called ${handle}, the name of a TestApp field`);
+        clients[handle] = await t.user(handle, orgIds);
+      }
+      return { ...t, ...clients } as TestAppWith<Handle>;
+    },
+    (t) => t.close(),
+  );
+}
+
+/** createTestDatabase for the enclosing suite: made in beforeAll, dropped in afterAll. */
+export function useTestDatabase(dialect: DialectName): TestDatabase {
+  return openedForSuite('useTestDatabase', () => createTestDatabase(dialect), (database) => database.drop());
+}
+
+/** createStorageFixture for the enclosing suite: opened in beforeAll, closed in afterAll. */
+export function useStorageFixture(dialect: DialectName, now?: string): StorageFixture {
+  return openedForSuite('useStorageFixture', () => createStorageFixture(dialect, now), (fixture) => fixture.close());
+}
+
+/** The paths of a 422 problem's field errors, sorted; fails unless the answer is a 422 problem. */
+export function errorPaths(res: Response): string[] {
+  expect(res.status, res.text).toBe(422);
+  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+  return ((res.body as { errors?: { path: string }[] }).errors ?? []).map((e) => e.path).sort();
+}
+
+/** Anything that answers a GET: a Client, or a wrapper around a real server's socket. */
+export interface PageSource {
+  get(url: string): Promise<{ status: number; body: unknown; text?: string }>;
+}
+
+/**
+ * Every item of a listing at `path?query`, following next_cursor with pages of `limit`;
+ * fails unless every page answers 200, none holds more than `limit` and every page but
+ * the last is full.
+ */
+export async function listAll<T>(source: PageSource, path: string, query: string, limit: number): Promise<T[]> {
+  const out: T[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 10_000; page++) {
+    const url = `${path}?${query}${query === '' ? '' : '&'}limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const res = await source.get(url);
+    expect(res.status, res.text ?? url).toBe(200);
+    const body = res.body as { data: T[]; next_cursor: string | null };
+    expect(body.data.length).toBeLessThanOrEqual(limit);
+    out.push(...body.data);
+    cursor = body.next_cursor;
+    if (cursor === null) return out;
+    expect(body.data.length).toBe(limit);
+  }
+  throw new Error('paging did not end');
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { generateToken } from '../../src/features/auth/auth.token.js';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
-import { type TestApp, createTestApp, describeEachDialect, testConfig } from '../helpers/harness.js';
+import { createTestApp, describeEachDialect, testConfig, useTestApp } from '../helpers/harness.js';
 
 /** A fresh client address per test, so budgets never leak between tests or runs sharing Redis. */
 const address = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -23,11 +23,7 @@ async function call(app: FastifyInstance, url: string, token: string | undefined
 const LIMIT = 5;
 
 describeEachDialect('rate limits (memory store)', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp(dialect, { RATE_LIMIT: String(LIMIT) });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, {}, { RATE_LIMIT: String(LIMIT) });
 
   it('counts each token on its own budget and answers 429 problem+json with Retry-After and RateLimit headers', async () => {
     const alice = await t.user('alice', [1]);
@@ -114,11 +110,10 @@ describeEachDialect('rate limits (memory store)', (dialect) => {
 const redisUrl = process.env.TEST_REDIS_URL;
 
 describe.skipIf(redisUrl === undefined)('rate limits shared through Redis', () => {
-  let t: TestApp;
+  const t = useTestApp('sqlite', {}, { RATE_LIMIT: String(LIMIT), REDIS_URL: redisUrl as string });
   let second: FastifyInstance;
   let redis: Redis;
   beforeAll(async () => {
-    t = await createTestApp('sqlite', { RATE_LIMIT: String(LIMIT), REDIS_URL: redisUrl as string });
     // A second instance on the same database and Redis, as behind a load balancer.
     second = await buildApp({ config: testConfig(t.url, { RATE_LIMIT: String(LIMIT), REDIS_URL: redisUrl as string }), storage: t.storage, logger: false });
     await second.ready();
@@ -127,7 +122,6 @@ describe.skipIf(redisUrl === undefined)('rate limits shared through Redis', () =
   afterAll(async () => {
     redis.disconnect();
     await second.close();
-    await t.close();
   });
 
   it('makes all instances share one budget per token, keyed by a hash and never the token', async () => {

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app/app.js';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { generateToken, hashToken } from '../../src/features/auth/auth.token.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../helpers/harness.js';
+import { createTestDatabase, describeEachDialect, testConfig, useTestDatabase } from '../helpers/harness.js';
 import { startServer } from '../helpers/server-process.js';
 
 /** Counts every statement the app sends, through Kysely's own plugin interface. */
@@ -24,14 +24,13 @@ function countingStorage(storage: Storage): { storage: Storage; queries: () => n
 }
 
 describeEachDialect('token hygiene', (dialect) => {
-  let database: TestDatabase;
+  const database = useTestDatabase(dialect);
   let storage: Storage;
   let app: FastifyInstance;
   let queries: () => number;
   let valid: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
     storage = openStorage({ databaseUrl: database.url });
     const counting = countingStorage(storage);
     queries = counting.queries;
@@ -43,7 +42,6 @@ describeEachDialect('token hygiene', (dialect) => {
   afterAll(async () => {
     await app.close();
     await storage.close();
-    await database.drop();
   });
 
   const me = async (token: string) => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { afterAll, expect, it } from 'vitest';
+import { type Client, describeEachDialect, listAll, useTestApp } from '../helpers/harness.js';
 import { propertySeed } from '../helpers/seed.js';
 
 /*
@@ -35,24 +35,11 @@ const nth = <T>(items: Iterable<T>, pick: number): T | undefined => {
 };
 const text = fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim().length > 0);
 
-async function allPages<T>(client: Client, url: string): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = `${url}${url.includes('?') ? '&' : '?'}limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const res: Response<{ data: T[]; next_cursor: string | null }> = await client.get(page);
-    expect(res.status).toBe(200);
-    out.push(...res.body.data);
-    cursor = res.body.next_cursor;
-  } while (cursor !== null);
-  return out;
-}
-
 async function expectListingsEqualModel(m: Model, r: Real) {
-  const tasks = await allPages<{ id: string } & ModelTask>(r.client, '/api/v1/tasks');
+  const tasks = await listAll<{ id: string } & ModelTask>(r.client, '/api/v1/tasks', '', 7);
   expect(new Map(tasks.map((t) => [t.id, { context: t.context, is_completed: t.is_completed, source: t.source, source_id: t.source_id, session_id: t.session_id }]))).toEqual(m.tasks);
   expect(tasks.map((t) => Number(t.id))).toEqual([...m.tasks.keys()].map(Number).sort((a, b) => a - b));
-  const sessions = await allPages<{ id: number; name: string }>(r.client, `/api/v1/sessions?org_id=${r.org}`);
+  const sessions = await listAll<{ id: number; name: string }>(r.client, '/api/v1/sessions', `org_id=${r.org}`, 7);
   expect(new Map(sessions.map((s) => [s.id, s.name]))).toEqual(m.sessions);
 }
 
@@ -204,15 +191,11 @@ const commands = [
 ];
 
 describeEachDialect('tasks and sessions against a model', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let run = 0;
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-  });
-  afterAll(async () => {
+  afterAll(() => {
     process.stdout.write(`[model ${dialect}] seed=${SEED} sequences=${RUNS} commands: ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
     counts.clear();
-    await t.close();
   });
 
   it('keeps every listing equal to the model', async () => {

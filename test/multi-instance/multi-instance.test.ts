@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type TestDatabase, createTestDatabase, describeEachDialect, listAll } from '../helpers/harness.js';
 import { type HttpResult, http, inParallel } from '../helpers/http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
 
@@ -96,15 +96,9 @@ async function workload(world: World) {
 
 /** Everything a user can list, without ids and timestamps, in a stable order. */
 async function snapshot(world: World, token: string) {
-  const rows: { context: string; is_completed: boolean; source: string | null; source_id: number | null }[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await http(on(world, 0), 'GET', `/api/v1/tasks?limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, token);
-    expect(page.status).toBe(200);
-    const body = page.body as { data: typeof rows; next_cursor: string | null };
-    rows.push(...body.data.map((t) => ({ context: t.context, is_completed: t.is_completed, source: t.source, source_id: t.source_id })));
-    cursor = body.next_cursor;
-  } while (cursor !== null);
+  type Row = { context: string; is_completed: boolean; source: string | null; source_id: number | null };
+  const listed = await listAll<Row>({ get: (url) => http(on(world, 0), 'GET', url, token) }, '/api/v1/tasks', '', 500);
+  const rows = listed.map((t) => ({ context: t.context, is_completed: t.is_completed, source: t.source, source_id: t.source_id }));
   return rows.sort((a, b) => (a.context < b.context ? -1 : a.context > b.context ? 1 : 0));
 }
 

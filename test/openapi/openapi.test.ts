@@ -1,8 +1,8 @@
 import { validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDialect, useTestApp } from '../helpers/harness.js';
 
 /*
  * The published OpenAPI document against the running app: valid 3.1, every route
@@ -61,19 +61,15 @@ function operations(doc: Document): [string, string, Operation][] {
 const isProtected = (path: string) => path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json';
 
 describeEachDialect('OpenAPI document', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect, { alice: [1] });
   let doc: Document;
-  let alice: Client;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
     const res = await t.anonymous.get('/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     doc = res.body as Document;
   });
-  afterAll(() => t?.close());
 
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(doc.openapi).toMatch(/^3\.1\./);
@@ -149,11 +145,11 @@ describeEachDialect('OpenAPI document', (dialect) => {
   });
 
   it('every body operation answers an unknown field with the 422 it documents', async () => {
-    const session = await alice.post<{ data: { id: number } }>('/api/v1/sessions', { org_id: 1, name: 'Focus', type: 'standard', duration: 25, schedule: '2026-12-01', time: '9:00 AM' });
-    const task = await alice.post<{ data: { id: string } }>('/api/v1/tasks', { context: 'Write', session_id: session.body.data.id });
+    const session = await t.alice.post<{ data: { id: number } }>('/api/v1/sessions', { org_id: 1, name: 'Focus', type: 'standard', duration: 25, schedule: '2026-12-01', time: '9:00 AM' });
+    const task = await t.alice.post<{ data: { id: string } }>('/api/v1/tasks', { context: 'Write', session_id: session.body.data.id });
     const ids: Record<string, string> = { '/api/v1/sessions/{id}': String(session.body.data.id), '/api/v1/tasks/{id}': task.body.data.id };
     for (const [method, path, op] of operations(doc).filter(([, , o]) => o.requestBody !== undefined)) {
-      const res = await alice.request<{ errors: unknown[] }>(method.toUpperCase(), path.replace('{id}', ids[path] ?? '1'), { surely_not_a_field: 1 });
+      const res = await t.alice.request<{ errors: unknown[] }>(method.toUpperCase(), path.replace('{id}', ids[path] ?? '1'), { surely_not_a_field: 1 });
       expect(res.status, `${method} ${path}`).toBe(422);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(op.responses['422']).toBeDefined();
@@ -171,7 +167,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
       expect(validate(body), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     };
 
-    const created = await alice.post<{ data: { id: number } }>('/api/v1/sessions', {
+    const created = await t.alice.post<{ data: { id: number } }>('/api/v1/sessions', {
       org_id: 1,
       name: 'Weekly review',
       type: 'drop-in',
@@ -186,26 +182,26 @@ describeEachDialect('OpenAPI document', (dialect) => {
     });
     check('post', '/api/v1/sessions', created.status, created.body);
     const id = created.body.data.id;
-    const one = await alice.get(`/api/v1/sessions/${id}`);
+    const one = await t.alice.get(`/api/v1/sessions/${id}`);
     check('get', '/api/v1/sessions/{id}', one.status, one.body);
-    const list = await alice.get<{ data: unknown[] }>('/api/v1/sessions?day_start=2026-12-01&day_ends=2026-12-10');
+    const list = await t.alice.get<{ data: unknown[] }>('/api/v1/sessions?day_start=2026-12-01&day_ends=2026-12-10');
     check('get', '/api/v1/sessions', list.status, list.body);
     expect(list.body.data.length).toBeGreaterThan(1);
-    const joined = await alice.post(`/api/v1/sessions/${id}/join`);
+    const joined = await t.alice.post(`/api/v1/sessions/${id}/join`);
     check('post', '/api/v1/sessions/{id}/join', joined.status, joined.body);
-    const bulk = await alice.post<{ data: { id: string }[] }>('/api/v1/tasks/bulk', { session_id: id, tasks: [{ context: 'Inbox zero', source: 'linear', source_id: 7 }] });
+    const bulk = await t.alice.post<{ data: { id: string }[] }>('/api/v1/tasks/bulk', { session_id: id, tasks: [{ context: 'Inbox zero', source: 'linear', source_id: 7 }] });
     check('post', '/api/v1/tasks/bulk', bulk.status, bulk.body);
-    const tasks = await alice.get('/api/v1/tasks');
+    const tasks = await t.alice.get('/api/v1/tasks');
     check('get', '/api/v1/tasks', tasks.status, tasks.body);
-    const me = await alice.get('/api/v1/me');
+    const me = await t.alice.get('/api/v1/me');
     check('get', '/api/v1/me', me.status, me.body);
-    const invalid = await alice.post('/api/v1/tasks', { context: ' ', session_id: id });
+    const invalid = await t.alice.post('/api/v1/tasks', { context: ' ', session_id: id });
     check('post', '/api/v1/tasks', invalid.status, invalid.body);
-    const missing = await alice.get('/api/v1/tasks/999999');
+    const missing = await t.alice.get('/api/v1/tasks/999999');
     check('get', '/api/v1/tasks/{id}', missing.status, missing.body);
     const anonymous = await t.anonymous.get('/api/v1/tasks');
     check('get', '/api/v1/tasks', anonymous.status, anonymous.body);
-    const deleted = await alice.delete(`/api/v1/tasks/${bulk.body.data[0]?.id ?? 'missing'}`);
+    const deleted = await t.alice.delete(`/api/v1/tasks/${bulk.body.data[0]?.id ?? 'missing'}`);
     expect(deleted.status).toBe(204);
     expect(doc.paths['/api/v1/tasks/{id}']?.delete?.responses['204']).toBeDefined();
   });

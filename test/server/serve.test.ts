@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { useTestDatabase } from '../helpers/harness.js';
 import { type CliResult, type ServerProcess, buildOnce, focusBin, startServer } from '../helpers/server-process.js';
 
 /*
@@ -13,21 +13,19 @@ import { type CliResult, type ServerProcess, buildOnce, focusBin, startServer } 
 beforeAll(buildOnce, 180_000);
 
 describe('focus serve', () => {
-  let database: TestDatabase;
+  const database = useTestDatabase('sqlite');
   let server: ServerProcess;
   let base: string;
   let token: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('sqlite');
     server = await startServer({ DATABASE_URL: database.url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'trace', RATE_LIMIT: '0' });
     const ready = await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('focus serving'), 'startup');
     base = ready.address as string;
   }, 60_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     server?.kill('SIGKILL');
-    await database?.drop();
   });
 
   it('starts on an empty database: says which, how to create a user and token, and answers health checks', async () => {

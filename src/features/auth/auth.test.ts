@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
+import { Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { createAuthRepository } from './auth.repository.js';
 import { openStorage } from '../../storage/database.js';
 import { createAuthService } from './auth.service.js';
@@ -8,8 +8,7 @@ import { generateToken, hashToken } from './auth.token.js';
 const ME = '/api/v1/me';
 
 describeEachDialect('bearer tokens over HTTP', (dialect) => {
-  let t: TestApp;
-  let alice: Client & { tokenId: number };
+  const t = useTestApp(dialect, { alice: [7, 3] });
 
   /** Stores a token for a user directly, with any expiry, and returns a client holding it. */
   async function tokenFor(handle: string, expiresAt: string | null): Promise<Client> {
@@ -23,14 +22,8 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
   const withHeader = (authorization: string) => t.anonymous.request('GET', ME, undefined, { authorization });
 
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [7, 3]);
-  });
-  afterAll(() => t.close());
-
   it('GET /me answers who the token belongs to, with every org', async () => {
-    const res = await alice.get(ME);
+    const res = await t.alice.get(ME);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7] } });
     const solo = await t.user('solo', [42]);
@@ -38,8 +31,8 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
   });
 
   it('accepts the scheme in any case', async () => {
-    expect((await withHeader(`bearer ${alice.token}`)).status).toBe(200);
-    expect((await withHeader(`BEARER ${alice.token}`)).status).toBe(200);
+    expect((await withHeader(`bearer ${t.alice.token}`)).status).toBe(200);
+    expect((await withHeader(`BEARER ${t.alice.token}`)).status).toBe(200);
   });
 
   it('no token: 401 with WWW-Authenticate: Bearer', async () => {
@@ -57,7 +50,7 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
   });
 
   it('malformed Authorization headers: 401 with WWW-Authenticate: Bearer', async () => {
-    for (const header of ['', 'Bearer', 'Bearer ', `Basic ${alice.token}`, `Token ${alice.token}`, `Bearer ${alice.token} extra`, String(alice.token)]) {
+    for (const header of ['', 'Bearer', 'Bearer ', `Basic ${t.alice.token}`, `Token ${t.alice.token}`, `Bearer ${t.alice.token} extra`, String(t.alice.token)]) {
       const res = await withHeader(header);
       expect(res.status, JSON.stringify(header)).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer\b/);
@@ -66,7 +59,7 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
   it('unknown, bad-checksum, revoked and expired tokens are all 401 with the very same body', async () => {
     const unknown = new Client(t.app, generateToken());
-    const real = String(alice.token);
+    const real = String(t.alice.token);
     const last = real.at(-1) === 'A' ? 'B' : 'A';
     const badChecksum = new Client(t.app, real.slice(0, -1) + last);
     const notOurs = new Client(t.app, 'ghp_abcdefghijklmnopqrstuvwxyz0123456789');
@@ -90,7 +83,7 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     }
     expect(bodies.size).toBe(1);
     // The user's other tokens keep working.
-    expect((await alice.get(ME)).status).toBe(200);
+    expect((await t.alice.get(ME)).status).toBe(200);
   });
 
   it('a revocation or membership committed by another process applies to the next request', async () => {
@@ -135,8 +128,8 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
 
   it('stores only a hash of the token', async () => {
     const rows = await t.storage.db.selectFrom('tokens').select('token_hash').execute();
-    expect(rows.map((r) => r.token_hash)).toContain(hashToken(String(alice.token)));
-    expect(rows.map((r) => r.token_hash)).not.toContain(alice.token);
-    expect(String(alice.token)).toMatch(/^fst_[0-9A-Za-z]{32,}$/);
+    expect(rows.map((r) => r.token_hash)).toContain(hashToken(String(t.alice.token)));
+    expect(rows.map((r) => r.token_hash)).not.toContain(t.alice.token);
+    expect(String(t.alice.token)).toMatch(/^fst_[0-9A-Za-z]{32,}$/);
   });
 });

@@ -1,27 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import { createSession, errorPaths, sessionBody } from './sessions.test-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
+import { createSession, sessionBody } from './sessions.test-helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describeEachDialect('sessions CRUD over HTTP', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client;
-  let carol: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-    bob = await t.user('bob', [1]);
-    carol = await t.user('carol', [2]);
-    await t.user('dave', [1, 2]);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { alice: [1], bob: [1], carol: [2], dave: [1, 2] });
 
   describe('create', () => {
     it('answers 201 with Location and the full record, defaults filled in', async () => {
-      const res = await alice.post('/api/v1/sessions', sessionBody({ name: '  Deep work  ', time: '09:05 pm' }));
+      const res = await t.alice.post('/api/v1/sessions', sessionBody({ name: '  Deep work  ', time: '09:05 pm' }));
       expect(res.status, res.text).toBe(201);
       const s = res.body.data;
       expect(res.headers.location).toBe(`/api/v1/sessions/${s.id}`);
@@ -67,23 +55,23 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       expect(s.participation.joined_at).toMatch(ISO);
       expect(typeof s.id).toBe('number');
 
-      const read = await alice.get(`/api/v1/sessions/${s.id}`);
+      const read = await t.alice.get(`/api/v1/sessions/${s.id}`);
       expect(read.status).toBe(200);
       expect(read.body.data).toEqual(s);
     });
 
     it('computes starts_at/ends_at in the session time zone, across midnight', async () => {
-      const s = await createSession(alice, { timezone: 'America/New_York', schedule: '2026-07-01', time: '11:30 PM', duration: 90 });
+      const s = await createSession(t.alice, { timezone: 'America/New_York', schedule: '2026-07-01', time: '11:30 PM', duration: 90 });
       expect(s.starts_at).toBe('2026-07-02T03:30:00.000Z');
       expect(s.ends_at).toBe('2026-07-02T05:00:00.000Z');
       expect(s.time).toBe('11:30 PM');
-      const winter = await createSession(alice, { timezone: 'Europe/Berlin', schedule: '2026-01-15', time: '12:00 AM', duration: 1 });
+      const winter = await createSession(t.alice, { timezone: 'Europe/Berlin', schedule: '2026-01-15', time: '12:00 AM', duration: 1 });
       expect(winter.starts_at).toBe('2026-01-14T23:00:00.000Z');
       expect(winter.time).toBe('12:00 AM');
-      const spelled = await createSession(alice, { timezone: 'europe/berlin' });
+      const spelled = await createSession(t.alice, { timezone: 'europe/berlin' });
       expect(spelled.timezone).toBe('Europe/Berlin');
-      expect((await createSession(alice, { timezone: 'US/Eastern' })).timezone).toBe('US/Eastern');
-      const noon = await createSession(alice, { time: '12:30 PM' });
+      expect((await createSession(t.alice, { timezone: 'US/Eastern' })).timezone).toBe('US/Eastern');
+      const noon = await createSession(t.alice, { time: '12:30 PM' });
       expect(noon.starts_at).toBe('2026-03-10T12:30:00.000Z');
     });
 
@@ -107,7 +95,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
         fallback_option: 1,
         timezone: 'Asia/Tokyo',
       });
-      const res = await alice.post('/api/v1/sessions', body);
+      const res = await t.alice.post('/api/v1/sessions', body);
       expect(res.status, res.text).toBe(201);
       const { time: _time, collaborator: _c, ...rest } = body;
       expect(res.body.data).toMatchObject({ ...rest, collaborator: ['bob', 'dave'], time: '9:00 AM' });
@@ -116,7 +104,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
     });
 
     it('accepts website_blocker without category/urls, filling them in', async () => {
-      const s = await createSession(alice, { website_blocker: { mode: 'preset' } });
+      const s = await createSession(t.alice, { website_blocker: { mode: 'preset' } });
       expect(s.website_blocker).toEqual({ mode: 'preset', category: [], urls: [] });
     });
 
@@ -172,7 +160,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       ['collaborator outside the org', { collaborator: ['bob', 'carol'] }, ['/collaborator/1']],
       ['collaborator unknown user', { collaborator: ['nobody'] }, ['/collaborator/0']],
     ])('rejects %s with 422 at the field', async (_label, overrides, paths) => {
-      const res = await alice.post('/api/v1/sessions', sessionBody(overrides));
+      const res = await t.alice.post('/api/v1/sessions', sessionBody(overrides));
       expect(errorPaths(res)).toEqual(paths);
     });
 
@@ -187,12 +175,12 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
         { is_recurring: 1, occurrence: 'weekly', recurring_days: [0, 6], recurring_ends: '2026-03-10' },
         { recurring_month_week_pos: 4, recurring_month_week_day: 0, fallback_option: 1, timezone: 'America/Argentina/Buenos_Aires' },
       ]) {
-        await createSession(alice, overrides);
+        await createSession(t.alice, overrides);
       }
     });
 
     it('lists every bad field in one 422, including the rules the schema cannot express', async () => {
-      const res = await alice.post('/api/v1/sessions', {
+      const res = await t.alice.post('/api/v1/sessions', {
         org_id: 1,
         name: '',
         type: 'x',
@@ -207,7 +195,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
     });
 
     it('explains each nullable field’s rule without noise from its null alternative', async () => {
-      const res = await alice.post(
+      const res = await t.alice.post(
         '/api/v1/sessions',
         sessionBody({ occurrence: 'yearly', recurring_ends: '2026-02-30', recurring_month_week_pos: 9, website_blocker: { mode: 'x' } }),
       );
@@ -218,26 +206,26 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
     });
 
     it('lists schema and cross-field errors together on update too', async () => {
-      const s = await createSession(alice);
-      const res = await alice.put(`/api/v1/sessions/${s.id}`, { duration: 0, is_recurring: 1, timezone: 'Mars/Base', collaborator: ['carol'] });
+      const s = await createSession(t.alice);
+      const res = await t.alice.put(`/api/v1/sessions/${s.id}`, { duration: 0, is_recurring: 1, timezone: 'Mars/Base', collaborator: ['carol'] });
       expect(errorPaths(res)).toEqual(['/collaborator/0', '/duration', '/occurrence', '/timezone']);
       // A bad path id is still 404, whatever the body.
-      expect((await alice.put('/api/v1/sessions/abc', { duration: 0 })).status).toBe(404);
-      expect((await bob.put(`/api/v1/sessions/${s.id}`, { duration: 0 })).status).toBe(404);
+      expect((await t.alice.put('/api/v1/sessions/abc', { duration: 0 })).status).toBe(404);
+      expect((await t.bob.put(`/api/v1/sessions/${s.id}`, { duration: 0 })).status).toBe(404);
     });
 
     it('requires the required fields and a JSON object', async () => {
-      const res = await alice.post('/api/v1/sessions', {});
+      const res = await t.alice.post('/api/v1/sessions', {});
       expect(errorPaths(res)).toEqual(['/duration', '/name', '/org_id', '/schedule', '/time', '/type']);
       for (const body of ['null', '[]', '"x"', '7']) {
-        expect(errorPaths(await alice.request('POST', '/api/v1/sessions', body, { 'content-type': 'application/json' }))).toEqual(['/']);
+        expect(errorPaths(await t.alice.request('POST', '/api/v1/sessions', body, { 'content-type': 'application/json' }))).toEqual(['/']);
       }
-      const s = await createSession(alice);
-      expect(errorPaths(await alice.request('PUT', `/api/v1/sessions/${s.id}`, '[]', { 'content-type': 'application/json' }))).toEqual(['/']);
+      const s = await createSession(t.alice);
+      expect(errorPaths(await t.alice.request('PUT', `/api/v1/sessions/${s.id}`, '[]', { 'content-type': 'application/json' }))).toEqual(['/']);
     });
 
     it('ignores read-only fields sent on create', async () => {
-      const s = await createSession(alice, {
+      const s = await createSession(t.alice, {
         id: 999999,
         created_by: 'bob',
         created_at: '2000-01-01T00:00:00.000Z',
@@ -256,31 +244,31 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
     });
 
     it('answers 403 for an org the user is not in, 400 for bad JSON, 415 for non-JSON, 401 without a token', async () => {
-      const res = await alice.post('/api/v1/sessions', sessionBody({ org_id: 2 }));
+      const res = await t.alice.post('/api/v1/sessions', sessionBody({ org_id: 2 }));
       expect(res.status).toBe(403);
       expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-      expect((await alice.request('POST', '/api/v1/sessions', '{"name":', { 'content-type': 'application/json' })).status).toBe(400);
-      expect((await alice.request('POST', '/api/v1/sessions', 'name=x', { 'content-type': 'text/plain' })).status).toBe(415);
+      expect((await t.alice.request('POST', '/api/v1/sessions', '{"name":', { 'content-type': 'application/json' })).status).toBe(400);
+      expect((await t.alice.request('POST', '/api/v1/sessions', 'name=x', { 'content-type': 'text/plain' })).status).toBe(415);
       expect((await t.anonymous.post('/api/v1/sessions', sessionBody())).status).toBe(401);
     });
   });
 
   describe('read', () => {
     it('answers 404 for unknown, invisible, other-org and malformed ids', async () => {
-      const s = await createSession(alice);
-      expect((await alice.get('/api/v1/sessions/99999999')).status).toBe(404);
-      expect((await bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
-      expect((await carol.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+      const s = await createSession(t.alice);
+      expect((await t.alice.get('/api/v1/sessions/99999999')).status).toBe(404);
+      expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+      expect((await t.carol.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
       for (const bad of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
-        expect((await alice.get(`/api/v1/sessions/${bad}`)).status).toBe(404);
+        expect((await t.alice.get(`/api/v1/sessions/${bad}`)).status).toBe(404);
       }
     });
   });
 
   describe('update', () => {
     it('changes any subset and keeps the rest', async () => {
-      const s = await createSession(alice, { is_public: true, snooze_apps: { a: true } });
-      const res = await alice.put(`/api/v1/sessions/${s.id}`, { duration: 30, time: '10:15 am', timezone: 'Europe/Paris' });
+      const s = await createSession(t.alice, { is_public: true, snooze_apps: { a: true } });
+      const res = await t.alice.put(`/api/v1/sessions/${s.id}`, { duration: 30, time: '10:15 am', timezone: 'Europe/Paris' });
       expect(res.status, res.text).toBe(200);
       expect(res.body.data).toMatchObject({
         ...s,
@@ -293,11 +281,11 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       });
       expect(res.body.data.updated_at >= s.updated_at).toBe(true);
       expect(res.body.data.created_at).toBe(s.created_at);
-      expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data).toEqual(res.body.data);
+      expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data).toEqual(res.body.data);
     });
 
     it('takes back the whole record as read, unchanged', async () => {
-      const s = await createSession(alice, {
+      const s = await createSession(t.alice, {
         collaborator: ['bob'],
         website_blocker: { mode: 'preset', category: ['news'], urls: [] },
         is_recurring: 1,
@@ -305,97 +293,97 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
         recurring_days: [2, 4],
         timezone: 'Europe/Berlin',
       });
-      const read = (await alice.get(`/api/v1/sessions/${s.id}`)).body.data;
-      const res = await alice.put(`/api/v1/sessions/${s.id}`, read);
+      const read = (await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data;
+      const res = await t.alice.put(`/api/v1/sessions/${s.id}`, read);
       expect(res.status, res.text).toBe(200);
       expect(res.body.data).toEqual(read);
-      expect((await bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(200);
+      expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(200);
     });
 
     it('validates the merged session against every create rule', async () => {
-      const s = await createSession(alice);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, { is_recurring: 1 }))).toEqual(['/occurrence']);
-      const series = await createSession(alice, { is_recurring: 1, occurrence: 'daily', recurring_start: '2026-04-01' });
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${series.id}`, { recurring_ends: '2026-03-31' }))).toEqual(['/recurring_ends']);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${series.id}`, { occurrence: null }))).toEqual(['/occurrence']);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, { duration: 0, schedule: '2026-02-30', colour: 1 }))).toEqual([
+      const s = await createSession(t.alice);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, { is_recurring: 1 }))).toEqual(['/occurrence']);
+      const series = await createSession(t.alice, { is_recurring: 1, occurrence: 'daily', recurring_start: '2026-04-01' });
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${series.id}`, { recurring_ends: '2026-03-31' }))).toEqual(['/recurring_ends']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${series.id}`, { occurrence: null }))).toEqual(['/occurrence']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, { duration: 0, schedule: '2026-02-30', colour: 1 }))).toEqual([
         '/colour', '/duration', '/schedule',
       ]);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, { collaborator: ['carol'] }))).toEqual(['/collaborator/0']);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, { name: ' ' }))).toEqual(['/name']);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, {}))).toEqual(['/']);
-      expect(errorPaths(await alice.put(`/api/v1/sessions/${s.id}`, { id: 3, created_by: 'bob' }))).toEqual(['/']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, { collaborator: ['carol'] }))).toEqual(['/collaborator/0']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, { name: ' ' }))).toEqual(['/name']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, {}))).toEqual(['/']);
+      expect(errorPaths(await t.alice.put(`/api/v1/sessions/${s.id}`, { id: 3, created_by: 'bob' }))).toEqual(['/']);
       // Nothing of the rejected updates was applied.
-      expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data).toMatchObject({ is_recurring: 0, duration: 60, name: 'Deep work' });
+      expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data).toMatchObject({ is_recurring: 0, duration: 60, name: 'Deep work' });
     });
 
     it('moves status only forward', async () => {
-      const s = await createSession(alice);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' })).status).toBe(200);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { status: 'completed' })).body.data.status).toBe('completed');
-      const back = await alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' });
+      const s = await createSession(t.alice);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' })).status).toBe(200);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'completed' })).body.data.status).toBe('completed');
+      const back = await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' });
       expect(back.status).toBe(409);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { status: 'in_progress' })).status).toBe(409);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { status: 'completed', name: 'Renamed' })).status).toBe(200);
-      const mid = await createSession(alice, { status: 'in_progress' });
-      expect((await alice.put(`/api/v1/sessions/${mid.id}`, { status: 'waiting' })).status).toBe(409);
-      expect((await alice.put(`/api/v1/sessions/${mid.id}`, { status: 'completed' })).status).toBe(200);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'in_progress' })).status).toBe(409);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'completed', name: 'Renamed' })).status).toBe(200);
+      const mid = await createSession(t.alice, { status: 'in_progress' });
+      expect((await t.alice.put(`/api/v1/sessions/${mid.id}`, { status: 'waiting' })).status).toBe(409);
+      expect((await t.alice.put(`/api/v1/sessions/${mid.id}`, { status: 'completed' })).status).toBe(200);
     });
 
     it('lets only the creator change it: same-org viewer 403, invisible 404', async () => {
-      const pub = await createSession(alice, { is_public: true });
-      const priv = await createSession(alice);
-      expect((await bob.put(`/api/v1/sessions/${pub.id}`, { name: 'Mine' })).status).toBe(403);
-      expect((await bob.put(`/api/v1/sessions/${priv.id}`, { name: 'Mine' })).status).toBe(404);
-      expect((await carol.put(`/api/v1/sessions/${pub.id}`, { name: 'Mine' })).status).toBe(404);
-      expect((await alice.put('/api/v1/sessions/99999999', { name: 'Mine' })).status).toBe(404);
-      expect((await alice.get(`/api/v1/sessions/${pub.id}`)).body.data.name).toBe('Deep work');
+      const pub = await createSession(t.alice, { is_public: true });
+      const priv = await createSession(t.alice);
+      expect((await t.bob.put(`/api/v1/sessions/${pub.id}`, { name: 'Mine' })).status).toBe(403);
+      expect((await t.bob.put(`/api/v1/sessions/${priv.id}`, { name: 'Mine' })).status).toBe(404);
+      expect((await t.carol.put(`/api/v1/sessions/${pub.id}`, { name: 'Mine' })).status).toBe(404);
+      expect((await t.alice.put('/api/v1/sessions/99999999', { name: 'Mine' })).status).toBe(404);
+      expect((await t.alice.get(`/api/v1/sessions/${pub.id}`)).body.data.name).toBe('Deep work');
     });
 
     it('replaces collaborators when sent, keeps them otherwise, and moves orgs only where the user belongs', async () => {
       const dave = await t.user('dave', [1, 2]);
-      const s = await createSession(alice, { collaborator: ['bob', 'dave'] });
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { name: 'Kept' })).body.data.collaborator).toEqual(['bob', 'dave']);
-      const res = await alice.put(`/api/v1/sessions/${s.id}`, { collaborator: ['dave'] });
+      const s = await createSession(t.alice, { collaborator: ['bob', 'dave'] });
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { name: 'Kept' })).body.data.collaborator).toEqual(['bob', 'dave']);
+      const res = await t.alice.put(`/api/v1/sessions/${s.id}`, { collaborator: ['dave'] });
       expect(res.body.data.collaborator).toEqual(['dave']);
-      expect((await bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+      expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
       expect((await dave.get(`/api/v1/sessions/${s.id}`)).status).toBe(200);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { collaborator: [] })).body.data.collaborator).toEqual([]);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { collaborator: [] })).body.data.collaborator).toEqual([]);
       expect((await dave.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
-      expect((await alice.put(`/api/v1/sessions/${s.id}`, { org_id: 2 })).status).toBe(403);
+      expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { org_id: 2 })).status).toBe(403);
     });
   });
 
   describe('delete', () => {
     it('deletes for the creator only; then 404', async () => {
-      const pub = await createSession(alice, { is_public: true });
-      expect((await bob.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(403);
-      expect((await carol.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
-      const del = await alice.delete(`/api/v1/sessions/${pub.id}`);
+      const pub = await createSession(t.alice, { is_public: true });
+      expect((await t.bob.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(403);
+      expect((await t.carol.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
+      const del = await t.alice.delete(`/api/v1/sessions/${pub.id}`);
       expect(del.status).toBe(204);
       expect(del.text).toBe('');
-      expect((await alice.get(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
-      expect((await alice.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
+      expect((await t.alice.get(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
+      expect((await t.alice.delete(`/api/v1/sessions/${pub.id}`)).status).toBe(404);
     });
 
     it('keeps the tasks committed to a deleted session, with session_id null', async () => {
-      const s = await createSession(alice, { is_public: true });
-      const mine = await alice.post('/api/v1/tasks', { context: 'write', session_id: s.id });
+      const s = await createSession(t.alice, { is_public: true });
+      const mine = await t.alice.post('/api/v1/tasks', { context: 'write', session_id: s.id });
       expect(mine.status, mine.text).toBe(201);
-      const bobs = await bob.post('/api/v1/tasks', { context: 'read', session_id: s.id });
+      const bobs = await t.bob.post('/api/v1/tasks', { context: 'read', session_id: s.id });
       expect(bobs.status, bobs.text).toBe(201);
-      expect((await alice.delete(`/api/v1/sessions/${s.id}?scope=series`)).status).toBe(204);
-      expect((await alice.get(`/api/v1/tasks/${mine.body.data.id}`)).body.data).toMatchObject({ context: 'write', session_id: null });
-      expect((await bob.get(`/api/v1/tasks/${bobs.body.data.id}`)).body.data).toMatchObject({ context: 'read', session_id: null });
+      expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=series`)).status).toBe(204);
+      expect((await t.alice.get(`/api/v1/tasks/${mine.body.data.id}`)).body.data).toMatchObject({ context: 'write', session_id: null });
+      expect((await t.bob.get(`/api/v1/tasks/${bobs.body.data.id}`)).body.data).toMatchObject({ context: 'read', session_id: null });
     });
 
     it('rejects scope=occurrence on a one-off session and bad scopes with 422', async () => {
-      const s = await createSession(alice);
-      expect(errorPaths(await alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence`))).toEqual(['/scope']);
-      expect(errorPaths(await alice.delete(`/api/v1/sessions/${s.id}?scope=following&date=2026-03-10`))).toEqual(['/scope']);
-      expect(errorPaths(await alice.delete(`/api/v1/sessions/${s.id}?scope=everything`))).toEqual(['/scope']);
-      expect(errorPaths(await alice.delete(`/api/v1/sessions/${s.id}?scope=series&date=2026-02-30`))).toEqual(['/date']);
-      expect((await alice.get(`/api/v1/sessions/${s.id}`)).status).toBe(200);
+      const s = await createSession(t.alice);
+      expect(errorPaths(await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence`))).toEqual(['/scope']);
+      expect(errorPaths(await t.alice.delete(`/api/v1/sessions/${s.id}?scope=following&date=2026-03-10`))).toEqual(['/scope']);
+      expect(errorPaths(await t.alice.delete(`/api/v1/sessions/${s.id}?scope=everything`))).toEqual(['/scope']);
+      expect(errorPaths(await t.alice.delete(`/api/v1/sessions/${s.id}?scope=series&date=2026-02-30`))).toEqual(['/date']);
+      expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).status).toBe(200);
     });
   });
 });

@@ -1,154 +1,141 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import { createSession, errorPaths } from './sessions.test-helpers.js';
+import { expect, it } from 'vitest';
+import { type Client, describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
+import { createSession } from './sessions.test-helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const utcToday = () => new Date().toISOString().slice(0, 10);
 const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 describeEachDialect('session participation over HTTP', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client;
-  let carol: Client;
-  let erin: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-    bob = await t.user('bob', [1]);
-    carol = await t.user('carol', [2]);
-    erin = await t.user('erin', [1]);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { alice: [1], bob: [1], carol: [2], erin: [1] });
 
   it('joins idempotently, counts the host plus joiners, and leaves', async () => {
-    const s = await createSession(alice, { is_public: true });
-    const before = (await bob.get(`/api/v1/sessions/${s.id}`)).body.data;
+    const s = await createSession(t.alice, { is_public: true });
+    const before = (await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data;
     expect(before.participation).toEqual({ joined: false, role: null, joined_at: null, completed_at: null });
     expect(before.participants_count).toBe(1);
 
-    const first = await bob.post(`/api/v1/sessions/${s.id}/join`);
+    const first = await t.bob.post(`/api/v1/sessions/${s.id}/join`);
     expect(first.status, first.text).toBe(200);
     expect(first.body.data).toMatchObject({ session_id: s.id, occurrence_date: null, status: 'waiting', participation: { joined: true, role: 'participant', completed_at: null } });
     expect(first.body.data.participation.joined_at).toMatch(ISO);
-    const again = await bob.post(`/api/v1/sessions/${s.id}/join`);
+    const again = await t.bob.post(`/api/v1/sessions/${s.id}/join`);
     expect(again.status).toBe(200);
     expect(again.body.data.participation.joined_at).toBe(first.body.data.participation.joined_at);
 
-    const read = (await bob.get(`/api/v1/sessions/${s.id}`)).body.data;
+    const read = (await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data;
     expect(read.participation).toMatchObject({ joined: true, role: 'participant' });
     expect(read.participants_count).toBe(2);
-    expect((await alice.post(`/api/v1/sessions/${s.id}/join`)).body.data.participation).toMatchObject({ joined: true, role: 'host' });
-    expect((await erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(200);
-    expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(3);
+    expect((await t.alice.post(`/api/v1/sessions/${s.id}/join`)).body.data.participation).toMatchObject({ joined: true, role: 'host' });
+    expect((await t.erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(200);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(3);
 
-    const left = await bob.post(`/api/v1/sessions/${s.id}/leave`);
+    const left = await t.bob.post(`/api/v1/sessions/${s.id}/leave`);
     expect(left.status, left.text).toBe(200);
     expect(left.body.data.participation).toEqual({ joined: false, role: null, joined_at: null, completed_at: null });
-    expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(2);
-    expect((await bob.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(200);
-    expect((await alice.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(409);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(2);
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(200);
+    expect((await t.alice.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(409);
   });
 
   it('makes a session the user joined visible to them after it turns private, until they leave', async () => {
-    const s = await createSession(alice, { is_public: true, name: 'turns-private' });
-    expect((await bob.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(200);
-    expect((await alice.put(`/api/v1/sessions/${s.id}`, { is_public: false })).status).toBe(200);
-    expect((await bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: true, role: 'participant' });
-    expect((await bob.get('/api/v1/sessions?keyword=turns-private')).body.data).toHaveLength(1);
-    expect((await bob.get('/api/v1/sessions?keyword=turns-private&source=user')).body.data).toHaveLength(1);
-    expect((await erin.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
-    expect((await erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(404);
-    const left = await bob.post(`/api/v1/sessions/${s.id}/leave`);
+    const s = await createSession(t.alice, { is_public: true, name: 'turns-private' });
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(200);
+    expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { is_public: false })).status).toBe(200);
+    expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: true, role: 'participant' });
+    expect((await t.bob.get('/api/v1/sessions?keyword=turns-private')).body.data).toHaveLength(1);
+    expect((await t.bob.get('/api/v1/sessions?keyword=turns-private&source=user')).body.data).toHaveLength(1);
+    expect((await t.erin.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+    expect((await t.erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(404);
+    const left = await t.bob.post(`/api/v1/sessions/${s.id}/leave`);
     expect(left.status, left.text).toBe(200);
-    expect((await bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
-    expect((await bob.get('/api/v1/sessions?keyword=turns-private')).body.data).toHaveLength(0);
+    expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+    expect((await t.bob.get('/api/v1/sessions?keyword=turns-private')).body.data).toHaveLength(0);
   });
 
   it('gives collaborators the collaborator role', async () => {
-    const s = await createSession(alice, { collaborator: ['bob'] });
-    expect((await bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toEqual({ joined: false, role: 'collaborator', joined_at: null, completed_at: null });
-    const joined = await bob.post(`/api/v1/sessions/${s.id}/join`);
+    const s = await createSession(t.alice, { collaborator: ['bob'] });
+    expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toEqual({ joined: false, role: 'collaborator', joined_at: null, completed_at: null });
+    const joined = await t.bob.post(`/api/v1/sessions/${s.id}/join`);
     expect(joined.body.data.participation).toMatchObject({ joined: true, role: 'collaborator' });
-    expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(2);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(2);
   });
 
   it('completes only after joining; the host completing finishes a one-off session', async () => {
-    const s = await createSession(alice, { is_public: true });
-    expect((await bob.post(`/api/v1/sessions/${s.id}/complete`)).status).toBe(409);
-    await bob.post(`/api/v1/sessions/${s.id}/join`);
-    const done = await bob.post(`/api/v1/sessions/${s.id}/complete`);
+    const s = await createSession(t.alice, { is_public: true });
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/complete`)).status).toBe(409);
+    await t.bob.post(`/api/v1/sessions/${s.id}/join`);
+    const done = await t.bob.post(`/api/v1/sessions/${s.id}/complete`);
     expect(done.status, done.text).toBe(200);
     expect(done.body.data.participation.completed_at).toMatch(ISO);
     expect(done.body.data.status).toBe('waiting');
-    expect((await bob.post(`/api/v1/sessions/${s.id}/complete`)).body.data.participation.completed_at).toBe(done.body.data.participation.completed_at);
-    expect((await bob.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(409);
-    expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('waiting');
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/complete`)).body.data.participation.completed_at).toBe(done.body.data.participation.completed_at);
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/leave`)).status).toBe(409);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('waiting');
 
-    const host = await alice.post(`/api/v1/sessions/${s.id}/complete`);
+    const host = await t.alice.post(`/api/v1/sessions/${s.id}/complete`);
     expect(host.status).toBe(200);
     expect(host.body.data).toMatchObject({ status: 'completed', participation: { role: 'host', joined: true } });
     expect(host.body.data.participation.completed_at).toMatch(ISO);
-    expect((await bob.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('completed');
-    expect((await bob.get('/api/v1/sessions?completed=1')).body.data.map((x: { id: number }) => x.id)).toContain(s.id);
-    expect((await erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(409);
-    expect((await alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' })).status).toBe(409);
+    expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('completed');
+    expect((await t.bob.get('/api/v1/sessions?completed=1')).body.data.map((x: { id: number }) => x.id)).toContain(s.id);
+    expect((await t.erin.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(409);
+    expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' })).status).toBe(409);
   });
 
   it('answers 404 for invisible or other-org sessions and 422 for bad dates', async () => {
-    const priv = await createSession(alice);
+    const priv = await createSession(t.alice);
     for (const action of ['join', 'leave', 'complete']) {
-      expect((await bob.post(`/api/v1/sessions/${priv.id}/${action}`)).status).toBe(404);
-      expect((await carol.post(`/api/v1/sessions/${priv.id}/${action}`)).status).toBe(404);
-      expect((await alice.post(`/api/v1/sessions/99999999/${action}`)).status).toBe(404);
+      expect((await t.bob.post(`/api/v1/sessions/${priv.id}/${action}`)).status).toBe(404);
+      expect((await t.carol.post(`/api/v1/sessions/${priv.id}/${action}`)).status).toBe(404);
+      expect((await t.alice.post(`/api/v1/sessions/99999999/${action}`)).status).toBe(404);
     }
-    expect(errorPaths(await alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-02-30`))).toEqual(['/date']);
-    expect((await alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-03-11`)).status).toBe(404);
-    expect((await alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-03-10`)).status).toBe(200);
+    expect(errorPaths(await t.alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-02-30`))).toEqual(['/date']);
+    expect((await t.alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-03-11`)).status).toBe(404);
+    expect((await t.alice.post(`/api/v1/sessions/${priv.id}/join?date=2026-03-10`)).status).toBe(200);
   });
 
   it('applies to one occurrence of a series; the next one starts fresh', async () => {
     const today = utcToday();
-    const s = await createSession(alice, { is_public: true, name: 'series-p', schedule: addDays(today, -2), is_recurring: 1, occurrence: 'daily' });
+    const s = await createSession(t.alice, { is_public: true, name: 'series-p', schedule: addDays(today, -2), is_recurring: 1, occurrence: 'daily' });
     const d1 = addDays(today, 1);
     const d2 = addDays(today, 2);
-    const joined = await bob.post(`/api/v1/sessions/${s.id}/join?date=${d1}`);
+    const joined = await t.bob.post(`/api/v1/sessions/${s.id}/join?date=${d1}`);
     expect(joined.status, joined.text).toBe(200);
     expect(joined.body.data).toMatchObject({ occurrence_date: d1, participation: { joined: true, role: 'participant' } });
     // Default occurrence: the next one on or after today.
-    const todays = await erin.post(`/api/v1/sessions/${s.id}/join`);
+    const todays = await t.erin.post(`/api/v1/sessions/${s.id}/join`);
     expect(todays.body.data.occurrence_date).toBe(today);
 
     const at = async (c: Client, date: string) => (await c.get(`/api/v1/sessions/${s.id}?date=${date}`)).body.data;
-    expect(await at(bob, d1)).toMatchObject({ occurrence_date: d1, participants_count: 2, participation: { joined: true } });
-    expect(await at(bob, d2)).toMatchObject({ occurrence_date: d2, participants_count: 1, participation: { joined: false, role: null } });
-    expect((await at(bob, today)).participants_count).toBe(2);
-    expect((await bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: false });
-    expect((await erin.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: true });
+    expect(await at(t.bob, d1)).toMatchObject({ occurrence_date: d1, participants_count: 2, participation: { joined: true } });
+    expect(await at(t.bob, d2)).toMatchObject({ occurrence_date: d2, participants_count: 1, participation: { joined: false, role: null } });
+    expect((await at(t.bob, today)).participants_count).toBe(2);
+    expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: false });
+    expect((await t.erin.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toMatchObject({ joined: true });
 
-    expect((await bob.post(`/api/v1/sessions/${s.id}/complete?date=${d2}`)).status).toBe(409);
-    expect((await bob.post(`/api/v1/sessions/${s.id}/complete?date=${d1}`)).body.data.participation.completed_at).toMatch(ISO);
-    const hostDone = await alice.post(`/api/v1/sessions/${s.id}/complete?date=${d1}`);
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/complete?date=${d2}`)).status).toBe(409);
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/complete?date=${d1}`)).body.data.participation.completed_at).toMatch(ISO);
+    const hostDone = await t.alice.post(`/api/v1/sessions/${s.id}/complete?date=${d1}`);
     expect(hostDone.body.data).toMatchObject({ occurrence_date: d1, status: 'completed' });
-    expect((await at(bob, d1)).status).toBe('completed');
-    expect((await at(bob, d2)).status).toBe('waiting');
-    expect((await alice.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('waiting');
-    expect((await bob.post(`/api/v1/sessions/${s.id}/join?date=${d2}`)).status).toBe(200);
-    expect((await bob.post(`/api/v1/sessions/${s.id}/join?date=${addDays(today, -3)}`)).status).toBe(404);
+    expect((await at(t.bob, d1)).status).toBe('completed');
+    expect((await at(t.bob, d2)).status).toBe('waiting');
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.status).toBe('waiting');
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/join?date=${d2}`)).status).toBe(200);
+    expect((await t.bob.post(`/api/v1/sessions/${s.id}/join?date=${addDays(today, -3)}`)).status).toBe(404);
 
     // Listing occurrences: each carries its own count.
-    const listed = (await bob.get(`/api/v1/sessions?keyword=series-p&day_start=${today}&day_ends=${d2}`)).body.data;
+    const listed = (await t.bob.get(`/api/v1/sessions?keyword=series-p&day_start=${today}&day_ends=${d2}`)).body.data;
     expect(listed.map((x: { occurrence_date: string; participants_count: number }) => [x.occurrence_date, x.participants_count])).toEqual([
       [today, 2], [d1, 2], [d2, 2],
     ]);
   });
 
   it('includes joined sessions in source=user', async () => {
-    const s = await createSession(alice, { is_public: true, name: 'joined-src' });
-    expect((await erin.get('/api/v1/sessions?source=user&keyword=joined-src')).body.data).toHaveLength(0);
-    await erin.post(`/api/v1/sessions/${s.id}/join`);
-    expect((await erin.get('/api/v1/sessions?source=user&keyword=joined-src')).body.data).toHaveLength(1);
-    expect((await erin.get('/api/v1/sessions?source=user&keyword=joined-src&date=2026-03-10')).body.data).toHaveLength(1);
+    const s = await createSession(t.alice, { is_public: true, name: 'joined-src' });
+    expect((await t.erin.get('/api/v1/sessions?source=user&keyword=joined-src')).body.data).toHaveLength(0);
+    await t.erin.post(`/api/v1/sessions/${s.id}/join`);
+    expect((await t.erin.get('/api/v1/sessions?source=user&keyword=joined-src')).body.data).toHaveLength(1);
+    expect((await t.erin.get('/api/v1/sessions?source=user&keyword=joined-src&date=2026-03-10')).body.data).toHaveLength(1);
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
 import { toJson } from '../../storage/columns.js';
 import { createSessionsService } from './sessions.service.js';
 import { MAX_REMOVED_OCCURRENCES } from './sessions.schema.js';
-import { type SessionRecord, createSession, listAll } from './sessions.test-helpers.js';
+import { type SessionRecord, createSession, listAllSessions as listAll } from './sessions.test-helpers.js';
 
 const items = (list: SessionRecord[]) => list.map((s) => `${s.name}@${s.occurrence_date}`);
 
@@ -13,20 +13,11 @@ const items = (list: SessionRecord[]) => list.map((s) => `${s.name}@${s.occurren
  * and the occurrence index agreeing with expansion per request.
  */
 describeEachDialect('sessions read side', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-    bob = await t.user('bob', [1]);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { alice: [1], bob: [1] });
 
   it("gives a series the instants of its first occurrence, which rrule's DTSTART and /occurrences agree on", async () => {
     // 2026-12-01 is a Tuesday; the series meets on Mondays and Wednesdays.
-    const s = await createSession(alice, {
+    const s = await createSession(t.alice, {
       name: 'first-occurrence',
       schedule: '2026-12-01',
       time: '9:00 AM',
@@ -39,17 +30,17 @@ describeEachDialect('sessions read side', (dialect) => {
     expect(s.starts_at).toBe('2026-12-02T08:00:00.000Z');
     expect(s.ends_at).toBe('2026-12-02T09:00:00.000Z');
     expect(s.rrule).toMatch(/^DTSTART;TZID=Europe\/Berlin:20261202T090000\n/);
-    const occurrences = await alice.get(`/api/v1/sessions/${s.id}/occurrences?from=2026-11-01&to=2026-12-31`);
+    const occurrences = await t.alice.get(`/api/v1/sessions/${s.id}/occurrences?from=2026-11-01&to=2026-12-31`);
     expect(occurrences.body.data[0]).toEqual({ occurrence_date: '2026-12-02', starts_at: s.starts_at, ends_at: s.ends_at });
     // Removing the first occurrence moves the series' instants to the next one.
-    expect((await alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-12-02`)).status).toBe(204);
-    const moved = (await alice.get(`/api/v1/sessions/${s.id}`)).body.data;
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-12-02`)).status).toBe(204);
+    const moved = (await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data;
     expect(moved.starts_at).toBe('2026-12-07T08:00:00.000Z');
     expect(moved.rrule).toMatch(/^DTSTART;TZID=Europe\/Berlin:20261207T090000\n/);
   });
 
   it('reads back the recurrence fields of a one-off session empty, also after switching a series off', async () => {
-    const oneOff = await createSession(alice, {
+    const oneOff = await createSession(t.alice, {
       name: 'not-a-series',
       is_recurring: 0,
       occurrence: 'weekly',
@@ -71,14 +62,14 @@ describeEachDialect('sessions read side', (dialect) => {
       rrule: null,
     };
     expect(oneOff).toMatchObject(empty);
-    const series = await createSession(alice, { name: 'switched-off', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-03-20' });
-    const off = await alice.put(`/api/v1/sessions/${series.id}`, { is_recurring: 0 });
+    const series = await createSession(t.alice, { name: 'switched-off', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-03-20' });
+    const off = await t.alice.put(`/api/v1/sessions/${series.id}`, { is_recurring: 0 });
     expect(off.status, off.text).toBe(200);
     expect(off.body.data).toMatchObject(empty);
   });
 
   it('lists both occurrences that share an instant in a zone that skipped a day (Pacific/Apia, 2011-12-30)', async () => {
-    const s = await createSession(alice, {
+    const s = await createSession(t.alice, {
       name: 'apia',
       schedule: '2011-12-28',
       time: '9:00 AM',
@@ -87,15 +78,15 @@ describeEachDialect('sessions read side', (dialect) => {
       occurrence: 'daily',
       recurring_ends: '2012-01-01',
     });
-    const all = await listAll(alice, 'keyword=apia&day_start=2011-12-28&day_ends=2012-01-01', 1);
+    const all = await listAll(t.alice, 'keyword=apia&day_start=2011-12-28&day_ends=2012-01-01', 1);
     expect(items(all)).toEqual(['apia@2011-12-28', 'apia@2011-12-29', 'apia@2011-12-30', 'apia@2011-12-31', 'apia@2012-01-01']);
     const [, , skipped, next] = all as [SessionRecord, SessionRecord, SessionRecord, SessionRecord];
     expect(skipped.starts_at).toBe(next.starts_at);
-    expect(new Set(all.map((i) => i.id))).toEqual(new Set([s.id]));
+    expect(new Set(all.map((i: SessionRecord) => i.id))).toEqual(new Set([s.id]));
   });
 
   it('lists occurrences without repeating the removed-occurrence list; the series record keeps it', async () => {
-    const s = await createSession(alice, {
+    const s = await createSession(t.alice, {
       name: 'exdates',
       schedule: '2026-05-01',
       is_recurring: 1,
@@ -103,11 +94,11 @@ describeEachDialect('sessions read side', (dialect) => {
       recurring_ends: '2026-05-31',
     });
     for (const date of ['2026-05-02', '2026-05-03', '2026-05-04']) {
-      expect((await alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=${date}`)).status).toBe(204);
+      expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=${date}`)).status).toBe(204);
     }
-    const record = (await alice.get(`/api/v1/sessions/${s.id}`)).body.data;
+    const record = (await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data;
     expect(record.rrule).toContain('EXDATE:20260502T090000Z,20260503T090000Z,20260504T090000Z');
-    const listed = await listAll(alice, 'keyword=exdates&day_start=2026-05-01&day_ends=2026-05-31', 50);
+    const listed = await listAll(t.alice, 'keyword=exdates&day_start=2026-05-01&day_ends=2026-05-31', 50);
     expect(listed).toHaveLength(28);
     for (const item of listed) {
       expect(item.rrule).toBe(record.rrule.slice(0, record.rrule.indexOf('\nEXDATE')));
@@ -115,23 +106,23 @@ describeEachDialect('sessions read side', (dialect) => {
   });
 
   it(`keeps at most ${MAX_REMOVED_OCCURRENCES} removed occurrences per series: one more is 409`, async () => {
-    const s = await createSession(alice, { name: 'many-removed', schedule: '2026-01-01', is_recurring: 1, occurrence: 'daily' });
+    const s = await createSession(t.alice, { name: 'many-removed', schedule: '2026-01-01', is_recurring: 1, occurrence: 'daily' });
     const dates = Array.from({ length: MAX_REMOVED_OCCURRENCES }, (_, i) => new Date(Date.UTC(2026, 0, 2 + i)).toISOString().slice(0, 10));
     for (let i = 0; i < dates.length; i += 200) {
       await t.storage.db.insertInto('session_exceptions').values(dates.slice(i, i + 200).map((occurrence_date) => ({ session_id: s.id, occurrence_date }))).execute();
     }
-    const res = await alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2029-06-01`);
+    const res = await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2029-06-01`);
     expect(res.status, res.text).toBe(409);
     expect(res.body.detail).toContain(String(MAX_REMOVED_OCCURRENCES));
     // Nothing was removed: the occurrence is still there.
-    expect((await alice.get(`/api/v1/sessions/${s.id}?date=2029-06-01`)).status).toBe(200);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}?date=2029-06-01`)).status).toBe(200);
   });
 
   it('stops a page at its byte budget and continues it with next_cursor', async () => {
     const urls = Array.from({ length: 400 }, (_, i) => `https://example.com/${String(i).padStart(4, '0')}/${'x'.repeat(2000)}`);
     const ids: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const s = await createSession(bob, {
+      const s = await createSession(t.bob, {
         name: `heavy ${i}`,
         schedule: '2031-01-01',
         website_blocker_enabled: true,
@@ -139,7 +130,7 @@ describeEachDialect('sessions read side', (dialect) => {
       });
       ids.push(s.id);
     }
-    const first = await bob.get('/api/v1/sessions?keyword=heavy&limit=12');
+    const first = await t.bob.get('/api/v1/sessions?keyword=heavy&limit=12');
     expect(first.status).toBe(200);
     expect(first.body.data.length).toBeLessThan(12);
     expect(first.body.next_cursor).not.toBeNull();
@@ -147,7 +138,7 @@ describeEachDialect('sessions read side', (dialect) => {
     // Only next_cursor: null ends the listing; a page may be short while it is set.
     const seen: number[] = first.body.data.map((s: SessionRecord) => s.id);
     for (let cursor = first.body.next_cursor; cursor !== null; ) {
-      const page = await bob.get(`/api/v1/sessions?keyword=heavy&limit=12&cursor=${encodeURIComponent(cursor)}`);
+      const page = await t.bob.get(`/api/v1/sessions?keyword=heavy&limit=12&cursor=${encodeURIComponent(cursor)}`);
       seen.push(...page.body.data.map((s: SessionRecord) => s.id));
       cursor = page.body.next_cursor;
     }
@@ -172,37 +163,37 @@ describeEachDialect('sessions read side', (dialect) => {
       ])
       .execute();
     const query = 'keyword=legacy&day_start=2027-03-01&day_ends=2027-03-31';
-    const before = items(await listAll(alice, query, 2));
+    const before = items(await listAll(t.alice, query, 2));
     // Same instant: the one-off session, stored first, has the smaller id.
     expect(before).toEqual([
       'legacy one-off@2027-03-03', 'legacy series@2027-03-03', 'legacy series@2027-03-10', 'legacy series@2027-03-17',
       'legacy series@2027-03-24', 'legacy series@2027-03-31',
     ]);
-    const undated = (await alice.get('/api/v1/sessions?keyword=legacy%20series')).body.data[0];
+    const undated = (await t.alice.get('/api/v1/sessions?keyword=legacy%20series')).body.data[0];
     expect(undated.rrule).toMatch(/^DTSTART:20270303T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=WE/);
     const service = createSessionsService(t.storage);
     while ((await service.indexStep(100)) > 0);
-    expect(items(await listAll(alice, query, 2))).toEqual(before);
+    expect(items(await listAll(t.alice, query, 2))).toEqual(before);
     // Indexed, the series lists at its first occurrence, as new ones do.
-    const indexed = (await alice.get('/api/v1/sessions?keyword=legacy%20series')).body.data[0];
+    const indexed = (await t.alice.get('/api/v1/sessions?keyword=legacy%20series')).body.data[0];
     expect(indexed.starts_at).toBe('2027-03-03T09:00:00.000Z');
     const rows = await t.storage.db.selectFrom('session_occurrences').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', indexed.id).executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(5);
   });
 
   it('expands a series without an end per request beyond what the index holds', async () => {
-    const s = await createSession(bob, { name: 'open-ended', is_public: true, schedule: '2026-01-05', time: '10:00 AM', is_recurring: 1, occurrence: 'weekly' });
+    const s = await createSession(t.bob, { name: 'open-ended', is_public: true, schedule: '2026-01-05', time: '10:00 AM', is_recurring: 1, occurrence: 'weekly' });
     const through = await t.storage.db.selectFrom('sessions').select('indexed_through').where('id', '=', s.id).executeTakeFirstOrThrow();
     expect(through.indexed_through).not.toBeNull();
     // Far past the index horizon: every Monday of March 2040, from expansion per request.
-    const far = await listAll(alice, 'keyword=open-ended&day_start=2040-03-01&day_ends=2040-03-31', 2);
+    const far = await listAll(t.alice, 'keyword=open-ended&day_start=2040-03-01&day_ends=2040-03-31', 2);
     expect(items(far)).toEqual(['open-ended@2040-03-05', 'open-ended@2040-03-12', 'open-ended@2040-03-19', 'open-ended@2040-03-26']);
     // Across the horizon: the indexed part and the expanded part meet without a gap or a repeat.
     const edge = String(through.indexed_through);
     const start = new Date(Date.parse(`${edge}T00:00:00Z`) - 20 * 86_400_000).toISOString().slice(0, 10);
     const end = new Date(Date.parse(`${edge}T00:00:00Z`) + 20 * 86_400_000).toISOString().slice(0, 10);
-    const across = await listAll(alice, `keyword=open-ended&day_start=${start}&day_ends=${end}`, 1);
-    const expected = (await alice.get(`/api/v1/sessions/${s.id}/occurrences?from=${start}&to=${end}`)).body.data.map(
+    const across = await listAll(t.alice, `keyword=open-ended&day_start=${start}&day_ends=${end}`, 1);
+    const expected = (await t.alice.get(`/api/v1/sessions/${s.id}/occurrences?from=${start}&to=${end}`)).body.data.map(
       (o: { occurrence_date: string }) => `open-ended@${o.occurrence_date}`,
     );
     expect(items(across)).toEqual(expected);
@@ -210,15 +201,15 @@ describeEachDialect('sessions read side', (dialect) => {
   });
 
   it('keeps the index in step with completion: completed=1 lists the host-completed occurrence only', async () => {
-    const s = await createSession(alice, { name: 'per-day', is_public: true, schedule: '2026-08-03', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-08-07' });
-    expect((await alice.post(`/api/v1/sessions/${s.id}/complete?date=2026-08-05`)).status).toBe(200);
+    const s = await createSession(t.alice, { name: 'per-day', is_public: true, schedule: '2026-08-03', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-08-07' });
+    expect((await t.alice.post(`/api/v1/sessions/${s.id}/complete?date=2026-08-05`)).status).toBe(200);
     const query = 'keyword=per-day&day_start=2026-08-01&day_ends=2026-08-31';
-    expect(items((await bob.get(`/api/v1/sessions?${query}&completed=1`)).body.data)).toEqual(['per-day@2026-08-05']);
-    expect(items((await bob.get(`/api/v1/sessions?${query}&completed=0`)).body.data)).toHaveLength(4);
+    expect(items((await t.bob.get(`/api/v1/sessions?${query}&completed=1`)).body.data)).toEqual(['per-day@2026-08-05']);
+    expect(items((await t.bob.get(`/api/v1/sessions?${query}&completed=0`)).body.data)).toHaveLength(4);
     const stored = await t.storage.db.selectFrom('session_occurrences').select(['occurrence_date', 'completed']).where('session_id', '=', s.id).execute();
     expect(stored.filter((r) => r.completed === 1).map((r) => r.occurrence_date)).toEqual(['2026-08-05']);
     // Moving the series keeps the host's completion of that day.
-    expect((await alice.put(`/api/v1/sessions/${s.id}`, { time: '3:00 PM' })).status).toBe(200);
-    expect(items((await bob.get(`/api/v1/sessions?${query}&completed=1`)).body.data)).toEqual(['per-day@2026-08-05']);
+    expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { time: '3:00 PM' })).status).toBe(200);
+    expect(items((await t.bob.get(`/api/v1/sessions?${query}&completed=1`)).body.data)).toEqual(['per-day@2026-08-05']);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Client, Response } from '../../../test/helpers/harness.js';
+import { type Client, listAll } from '../../../test/helpers/harness.js';
 
 /** A valid create body; override any field. */
 export function sessionBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -21,28 +21,9 @@ export async function createSession(client: Client, overrides: Record<string, un
   return res.body.data;
 }
 
-/** The paths of a 422 problem's errors, sorted. */
-export function errorPaths(res: Response<{ errors?: { path: string }[] }>): string[] {
-  expect(res.status, res.text).toBe(422);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  return (res.body.errors ?? []).map((e) => e.path).sort();
-}
-
-/** Every page of a listing, following next_cursor; also checks the page size. */
-export async function listAll(client: Client, query: string, limit: number): Promise<SessionRecord[]> {
-  const out: SessionRecord[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 1000; page++) {
-    const url = `/api/v1/sessions?${query}${query === '' ? '' : '&'}limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
-    const res: Response<{ data: SessionRecord[]; next_cursor: string | null }> = await client.get(url);
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data.length).toBeLessThanOrEqual(limit);
-    out.push(...res.body.data);
-    cursor = res.body.next_cursor;
-    if (cursor === null) return out;
-    expect(res.body.data.length).toBe(limit);
-  }
-  throw new Error('paging did not end');
+/** Every page of GET /sessions with the given query (see listAll). */
+export function listAllSessions(client: Client, query: string, limit: number): Promise<SessionRecord[]> {
+  return listAll<SessionRecord>(client, '/api/v1/sessions', query, limit);
 }
 
 export interface SessionRecord {

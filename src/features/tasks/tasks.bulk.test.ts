@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import { type BulkResponse, type One, errorPaths, expectTaskShape, listAllTasks, newSession } from './tasks.test-helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import { type Client, describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
+import { type BulkResponse, type One, expectTaskShape, listAllTasks, newSession } from './tasks.test-helpers.js';
 
 describeEachDialect('POST /tasks/bulk', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client; // same org
-  let carol: Client; // another org
+  const t = useTestApp(dialect, { alice: [1], bob: [1], carol: [2] });
   let session: number;
   let bobPrivate: number;
   let carolSession: number;
@@ -17,18 +14,13 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
   const all = (client: Client) => listAllTasks(client, '', 500);
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-    bob = await t.user('bob', [1]);
-    carol = await t.user('carol', [2]);
-    session = await newSession(alice, 1);
-    bobPrivate = await newSession(bob, 1);
-    carolSession = await newSession(carol, 2, { is_public: true });
+    session = await newSession(t.alice, 1);
+    bobPrivate = await newSession(t.bob, 1);
+    carolSession = await newSession(t.carol, 2, { is_public: true });
   });
-  afterAll(() => t.close());
 
   it('creates, then updates in place on (source, source_id) without duplicates', async () => {
-    const first = await bulk(alice, [
+    const first = await bulk(t.alice, [
       { context: ' Buy milk ', source: 'todoist', source_id: 1 },
       { context: 'Call Bob', source: 'todoist', source_id: 2 },
     ]);
@@ -41,9 +33,9 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
 
     // Completion made in the app survives a re-import that only changes the text.
     const [milk] = first.body.data;
-    expect((await alice.put(`/api/v1/tasks/${milk!.id}`, { is_completed: true })).status).toBe(200);
+    expect((await t.alice.put(`/api/v1/tasks/${milk!.id}`, { is_completed: true })).status).toBe(200);
 
-    const second = await bulk(alice, [
+    const second = await bulk(t.alice, [
       { context: 'Buy oat milk', source: 'todoist', source_id: 1 },
       { context: 'Email Dana', source: 'todoist', source_id: 3 },
     ]);
@@ -52,7 +44,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
     expect(second.body.data[0]).toMatchObject({ id: milk!.id, context: 'Buy oat milk', is_completed: true, created_at: milk!.created_at });
     expect(second.body.data[0]!.updated_at >= milk!.updated_at).toBe(true);
 
-    const stored = (await all(alice)).filter((x) => x.source === 'todoist');
+    const stored = (await all(t.alice)).filter((x) => x.source === 'todoist');
     expect(stored.map((x) => [x.source_id, x.context])).toEqual([
       [1, 'Buy oat milk'],
       [2, 'Call Bob'],
@@ -61,15 +53,15 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
   });
 
   it('adopts a task created directly with the same origin instead of duplicating it', async () => {
-    const direct = await alice.post<One>('/api/v1/tasks', { context: 'typed in', session_id: session, source: 'jira', source_id: 77 });
+    const direct = await t.alice.post<One>('/api/v1/tasks', { context: 'typed in', session_id: session, source: 'jira', source_id: 77 });
     expect(direct.status).toBe(201);
-    const res = await bulk(alice, [{ context: 'imported', source: 'jira', source_id: 77 }]);
+    const res = await bulk(t.alice, [{ context: 'imported', source: 'jira', source_id: 77 }]);
     expect(res.body.meta).toEqual({ created: 0, updated: 1 });
     expect(res.body.data[0]).toMatchObject({ id: direct.body.data.id, context: 'imported' });
   });
 
   it('within one request the last duplicate wins; duplicates show the same final task in request order', async () => {
-    const res = await bulk(alice, [
+    const res = await bulk(t.alice, [
       { context: 'first', source: 'linear', source_id: 10 },
       { context: 'other', source: 'linear', source_id: 11 },
       { context: 'second', source: 'linear', source_id: 10 },
@@ -86,7 +78,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
     expect(d).toMatchObject({ context: 'same id, other source', source: 'asana', source_id: 10 });
     expect(new Set([a!.id, b!.id, d!.id]).size).toBe(3);
 
-    const again = await bulk(alice, [
+    const again = await bulk(t.alice, [
       { context: 'x', source: 'linear', source_id: 10 },
       { context: 'y', source: 'linear', source_id: 10 },
     ]);
@@ -95,23 +87,23 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       [a!.id, 'y'],
       [a!.id, 'y'],
     ]);
-    expect((await all(alice)).filter((x) => x.source === 'linear' && x.source_id === 10)).toHaveLength(1);
+    expect((await all(t.alice)).filter((x) => x.source === 'linear' && x.source_id === 10)).toHaveLength(1);
   });
 
   it('another user’s identical origin is a different task', async () => {
-    const bobSession = await newSession(bob, 1);
-    const mine = await bulk(alice, [{ context: 'alice’s', source: 'github', source_id: 5 }]);
-    const theirs = await bulk(bob, [{ context: 'bob’s', source: 'github', source_id: 5 }], bobSession);
+    const bobSession = await newSession(t.bob, 1);
+    const mine = await bulk(t.alice, [{ context: 'alice’s', source: 'github', source_id: 5 }]);
+    const theirs = await bulk(t.bob, [{ context: 'bob’s', source: 'github', source_id: 5 }], bobSession);
     expect(theirs.status, theirs.text).toBe(200);
     expect(theirs.body.meta).toEqual({ created: 1, updated: 0 });
     expect(theirs.body.data[0]).toMatchObject({ owner: 'bob', context: 'bob’s' });
     expect(theirs.body.data[0]!.id).not.toBe(mine.body.data[0]!.id);
-    expect((await alice.get<One>(`/api/v1/tasks/${mine.body.data[0]!.id}`)).body.data.context).toBe('alice’s');
+    expect((await t.alice.get<One>(`/api/v1/tasks/${mine.body.data[0]!.id}`)).body.data.context).toBe('alice’s');
   });
 
   it('is all or nothing: bad items change nothing and every one is listed', async () => {
-    const before = await all(alice);
-    const res = await bulk(alice, [
+    const before = await all(t.alice);
+    const res = await bulk(t.alice, [
       { context: 'fine', source: 'todoist', source_id: 1 },
       { context: '', source: 'todoist', source_id: 500 },
       { context: 'fine too', source: 'todoist', source_id: 501 },
@@ -140,35 +132,35 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       ].sort(),
     );
     expect((res.body as unknown as { title: string }).title).toBe('Validation failed');
-    expect(await all(alice)).toEqual(before);
+    expect(await all(t.alice)).toEqual(before);
   });
 
   it('takes 1–1000 items', async () => {
-    expect(errorPaths(await bulk(alice, []))).toEqual(['/tasks']);
+    expect(errorPaths(await bulk(t.alice, []))).toEqual(['/tasks']);
     const tooMany = Array.from({ length: 1001 }, (_, i) => ({ context: `t${i}`, source: 'limit', source_id: i }));
-    expect(errorPaths(await bulk(alice, tooMany))).toEqual(['/tasks']);
-    expect((await all(alice)).filter((x) => x.source === 'limit')).toHaveLength(0);
+    expect(errorPaths(await bulk(t.alice, tooMany))).toEqual(['/tasks']);
+    expect((await all(t.alice)).filter((x) => x.source === 'limit')).toHaveLength(0);
 
-    const max = await bulk(alice, tooMany.slice(0, 1000));
+    const max = await bulk(t.alice, tooMany.slice(0, 1000));
     expect(max.status, max.text).toBe(200);
     expect(max.body.meta).toEqual({ created: 1000, updated: 0 });
     expect(max.body.data.map((x) => x.source_id)).toEqual(tooMany.slice(0, 1000).map((x) => x.source_id));
-    const reimport = await bulk(alice, tooMany.slice(0, 1000).map((x) => ({ ...x, context: `${x.context}!` })));
+    const reimport = await bulk(t.alice, tooMany.slice(0, 1000).map((x) => ({ ...x, context: `${x.context}!` })));
     expect(reimport.body.meta).toEqual({ created: 0, updated: 1000 });
     expect(reimport.body.data.map((x) => x.id)).toEqual(max.body.data.map((x) => x.id));
   });
 
   it('validates the envelope: session_id visible, tasks an array, no unknown fields', async () => {
     const item = { context: 'x', source: 's', source_id: 1 };
-    expect(errorPaths(await alice.post('/api/v1/tasks/bulk', { tasks: [item] }))).toEqual(['/session_id']);
-    expect(errorPaths(await alice.post('/api/v1/tasks/bulk', { session_id: session }))).toEqual(['/tasks']);
-    expect(errorPaths(await alice.post('/api/v1/tasks/bulk', { session_id: session, tasks: item }))).toEqual(['/tasks']);
-    expect(errorPaths(await alice.post('/api/v1/tasks/bulk', { session_id: session, tasks: [item], mode: 'merge' }))).toEqual(['/mode']);
-    expect(errorPaths(await alice.post('/api/v1/tasks/bulk', [item]))).toEqual(['/']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks/bulk', { tasks: [item] }))).toEqual(['/session_id']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks/bulk', { session_id: session }))).toEqual(['/tasks']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks/bulk', { session_id: session, tasks: item }))).toEqual(['/tasks']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks/bulk', { session_id: session, tasks: [item], mode: 'merge' }))).toEqual(['/mode']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks/bulk', [item]))).toEqual(['/']);
     for (const sessionId of [bobPrivate, carolSession, 424242]) {
-      expect(errorPaths(await bulk(alice, [{ context: 'nope', source: 'vis', source_id: 1 }], sessionId))).toEqual(['/session_id']);
+      expect(errorPaths(await bulk(t.alice, [{ context: 'nope', source: 'vis', source_id: 1 }], sessionId))).toEqual(['/session_id']);
     }
-    expect((await all(alice)).filter((x) => x.source === 'vis')).toHaveLength(0);
+    expect((await all(t.alice)).filter((x) => x.source === 'vis')).toHaveLength(0);
   });
 
   it('8 concurrent overlapping imports end with exactly one task per key and no 5xx', async () => {
@@ -177,12 +169,12 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       // Each import covers an overlapping window of keys, in its own order.
       const mine = keys.filter((k) => (k + r) % 3 !== 0);
       if (r % 2 === 1) mine.reverse();
-      return bulk(alice, mine.map((k) => ({ context: `run ${r} key ${k}`, source: 'race', source_id: k })));
+      return bulk(t.alice, mine.map((k) => ({ context: `run ${r} key ${k}`, source: 'race', source_id: k })));
     });
     const results = await Promise.all(requests);
     for (const res of results) expect(res.status, res.text).toBe(200);
 
-    const stored = (await all(alice)).filter((x) => x.source === 'race');
+    const stored = (await all(t.alice)).filter((x) => x.source === 'race');
     expect(stored.map((x) => x.source_id).sort((a, b) => a! - b!)).toEqual(keys);
     expect(results.reduce((n, r) => n + r.body.meta.created, 0)).toBe(keys.length);
     // Every response names the one stored task for each key.

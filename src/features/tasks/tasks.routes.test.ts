@@ -1,40 +1,23 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import {
-  type One,
-  type Page,
-  type TaskRecord,
-  errorPaths,
-  expectTaskShape,
-  listAllTasks,
-  newSession,
-  newTask,
-} from './tasks.test-helpers.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
+import { type One, type Page, type TaskRecord, expectTaskShape, listAllTasks, newSession, newTask } from './tasks.test-helpers.js';
 
 describeEachDialect('tasks over HTTP', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-  let bob: Client; // same org as alice
-  let carol: Client; // another org
+  const t = useTestApp(dialect, { alice: [1], bob: [1], carol: [2] });
   let session: number; // alice's private session in org 1
   let bobPrivate: number; // bob's private session in org 1: invisible to alice
   let bobPublic: number; // bob's public session in org 1: visible to alice
   let carolSession: number; // org 2
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-    bob = await t.user('bob', [1]);
-    carol = await t.user('carol', [2]);
-    session = await newSession(alice, 1);
-    bobPrivate = await newSession(bob, 1);
-    bobPublic = await newSession(bob, 1, { is_public: true });
-    carolSession = await newSession(carol, 2, { is_public: true });
+    session = await newSession(t.alice, 1);
+    bobPrivate = await newSession(t.bob, 1);
+    bobPublic = await newSession(t.bob, 1, { is_public: true });
+    carolSession = await newSession(t.carol, 2, { is_public: true });
   });
-  afterAll(() => t.close());
 
   it('creates a task: 201, Location, the exact record, stored trimmed', async () => {
-    const res = await alice.post<One>('/api/v1/tasks', { context: '  Write the report \n', session_id: session });
+    const res = await t.alice.post<One>('/api/v1/tasks', { context: '  Write the report \n', session_id: session });
     expect(res.status, res.text).toBe(201);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const task = res.body.data;
@@ -50,70 +33,70 @@ describeEachDialect('tasks over HTTP', (dialect) => {
     expect(task.updated_at).toBe(task.created_at);
     expect(res.headers.location).toBe(`/api/v1/tasks/${task.id}`);
 
-    const read = await alice.get(res.headers.location as string);
+    const read = await t.alice.get(res.headers.location as string);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ data: task });
   });
 
   it('accepts a task with an origin, is_completed on create, and a public session of another member', async () => {
-    const task = await newTask(alice, { context: 'x', session_id: bobPublic, source: 'todoist', source_id: 0, is_completed: true });
+    const task = await newTask(t.alice, { context: 'x', session_id: bobPublic, source: 'todoist', source_id: 0, is_completed: true });
     expect(task).toMatchObject({ source: 'todoist', source_id: 0, session_id: bobPublic, is_completed: true, owner: 'alice' });
-    const big = await newTask(alice, { context: 'y', session_id: session, source: 'linear', source_id: Number.MAX_SAFE_INTEGER });
+    const big = await newTask(t.alice, { context: 'y', session_id: session, source: 'linear', source_id: Number.MAX_SAFE_INTEGER });
     expect(big.source_id).toBe(Number.MAX_SAFE_INTEGER);
     // The same origin twice is a conflict, not a silent duplicate.
-    const dup = await alice.post('/api/v1/tasks', { context: 'z', session_id: session, source: 'linear', source_id: Number.MAX_SAFE_INTEGER });
+    const dup = await t.alice.post('/api/v1/tasks', { context: 'z', session_id: session, source: 'linear', source_id: Number.MAX_SAFE_INTEGER });
     expect(dup.status, dup.text).toBe(409);
   });
 
   it('context: 1–2000 characters after trimming', async () => {
-    const exact = await newTask(alice, { context: `  ${'a'.repeat(2000)}  `, session_id: session });
+    const exact = await newTask(t.alice, { context: `  ${'a'.repeat(2000)}  `, session_id: session });
     expect(exact.context).toBe('a'.repeat(2000));
-    const one = await newTask(alice, { context: '\t7\n', session_id: session });
+    const one = await newTask(t.alice, { context: '\t7\n', session_id: session });
     expect(one.context).toBe('7');
-    const emoji = await newTask(alice, { context: '🎯'.repeat(2000), session_id: session });
+    const emoji = await newTask(t.alice, { context: '🎯'.repeat(2000), session_id: session });
     expect([...emoji.context]).toHaveLength(2000);
 
     for (const context of ['', '   ', '\n\t \u00a0', 'a'.repeat(2001), ` ${'a'.repeat(1000)} ${'b'.repeat(1000)} `, 42, null, ['a']]) {
-      const res = await alice.post('/api/v1/tasks', { context, session_id: session });
+      const res = await t.alice.post('/api/v1/tasks', { context, session_id: session });
       expect(errorPaths(res), JSON.stringify(context)).toEqual(['/context']);
     }
-    expect(errorPaths(await alice.post('/api/v1/tasks', { session_id: session }))).toEqual(['/context']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { session_id: session }))).toEqual(['/context']);
   });
 
   it('session_id: required, visible to the user, in their org (422 at /session_id)', async () => {
-    expect(errorPaths(await alice.post('/api/v1/tasks', { context: 'x' }))).toEqual(['/session_id']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { context: 'x' }))).toEqual(['/session_id']);
     for (const sessionId of [bobPrivate, carolSession, 999_999, 0, -1, 1.5, '1', null]) {
-      const res = await alice.post('/api/v1/tasks', { context: 'x', session_id: sessionId });
+      const res = await t.alice.post('/api/v1/tasks', { context: 'x', session_id: sessionId });
       expect(errorPaths(res), String(sessionId)).toEqual(['/session_id']);
     }
   });
 
   it('source and source_id: both or neither, and well-formed', async () => {
-    const direct = await newTask(alice, { context: 'x', session_id: session, source: null, source_id: null });
+    const direct = await newTask(t.alice, { context: 'x', session_id: session, source: null, source_id: null });
     expect(direct).toMatchObject({ source: null, source_id: null });
-    expect(errorPaths(await alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 'todoist' }))).toEqual(['/source_id']);
-    expect(errorPaths(await alice.post('/api/v1/tasks', { context: 'x', session_id: session, source_id: 5 }))).toEqual(['/source']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 'todoist' }))).toEqual(['/source_id']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { context: 'x', session_id: session, source_id: 5 }))).toEqual(['/source']);
     expect(
-      errorPaths(await alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 'todoist', source_id: null })),
+      errorPaths(await t.alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 'todoist', source_id: null })),
     ).toEqual(['/source_id']);
     for (const sourceId of [-1, 1.5, Number.MAX_SAFE_INTEGER + 1, 1e300, '5']) {
-      const res = await alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 's', source_id: sourceId });
+      const res = await t.alice.post('/api/v1/tasks', { context: 'x', session_id: session, source: 's', source_id: sourceId });
       expect(errorPaths(res), String(sourceId)).toEqual(['/source_id']);
     }
     for (const source of ['', 'x'.repeat(65), 7]) {
-      const res = await alice.post('/api/v1/tasks', { context: 'x', session_id: session, source, source_id: 1 });
+      const res = await t.alice.post('/api/v1/tasks', { context: 'x', session_id: session, source, source_id: 1 });
       expect(errorPaths(res), String(source)).toEqual(['/source']);
     }
   });
 
   it('lists every broken field at once, and unknown fields are 422', async () => {
-    const res = await alice.post('/api/v1/tasks', { context: '', session_id: 'one', source_id: -3, colour: 'red', owner: 'mallory' });
+    const res = await t.alice.post('/api/v1/tasks', { context: '', session_id: 'one', source_id: -3, colour: 'red', owner: 'mallory' });
     expect(errorPaths(res)).toEqual(['/colour', '/context', '/session_id', '/source_id']);
-    expect(errorPaths(await alice.put('/api/v1/tasks/1', { context: 'x', priority: 1 }))).toEqual(['/priority']);
+    expect(errorPaths(await t.alice.put('/api/v1/tasks/1', { context: 'x', priority: 1 }))).toEqual(['/priority']);
   });
 
   it('ignores read-only fields, so a record read back can be sent again', async () => {
-    const created = await newTask(alice, {
+    const created = await newTask(t.alice, {
       context: 'original',
       session_id: session,
       id: '999999',
@@ -125,62 +108,62 @@ describeEachDialect('tasks over HTTP', (dialect) => {
     expect(created.owner).toBe('alice');
     expect(created.created_at).not.toBe('2000-01-01T00:00:00.000Z');
 
-    const roundTrip = await alice.put<One>(`/api/v1/tasks/${created.id}`, { ...created, context: 'changed', owner: 'bob', id: '1' });
+    const roundTrip = await t.alice.put<One>(`/api/v1/tasks/${created.id}`, { ...created, context: 'changed', owner: 'bob', id: '1' });
     expect(roundTrip.status, roundTrip.text).toBe(200);
     expect(roundTrip.body.data).toMatchObject({ id: created.id, owner: 'alice', context: 'changed', created_at: created.created_at });
-    const again = await alice.put(`/api/v1/tasks/${created.id}`, roundTrip.body.data);
+    const again = await t.alice.put(`/api/v1/tasks/${created.id}`, roundTrip.body.data);
     expect(again.status, again.text).toBe(200);
   });
 
   it('PUT changes context and completion, needs one of them, keeps the rest', async () => {
-    const task = await newTask(alice, { context: 'draft', session_id: session });
+    const task = await newTask(t.alice, { context: 'draft', session_id: session });
     await new Promise((r) => setTimeout(r, 5));
-    const done = await alice.put<One>(`/api/v1/tasks/${task.id}`, { is_completed: true });
+    const done = await t.alice.put<One>(`/api/v1/tasks/${task.id}`, { is_completed: true });
     expect(done.status, done.text).toBe(200);
     expectTaskShape(done.body.data);
     expect(done.body.data).toMatchObject({ id: task.id, context: 'draft', is_completed: true, session_id: session });
     expect(done.body.data.updated_at > task.updated_at).toBe(true);
     expect(done.body.data.created_at).toBe(task.created_at);
 
-    const text = await alice.put<One>(`/api/v1/tasks/${task.id}`, { context: '  final  ' });
+    const text = await t.alice.put<One>(`/api/v1/tasks/${task.id}`, { context: '  final  ' });
     expect(text.body.data).toMatchObject({ context: 'final', is_completed: true });
-    const undo = await alice.put<One>(`/api/v1/tasks/${task.id}`, { is_completed: false, context: 'again' });
+    const undo = await t.alice.put<One>(`/api/v1/tasks/${task.id}`, { is_completed: false, context: 'again' });
     expect(undo.body.data).toMatchObject({ context: 'again', is_completed: false });
-    expect((await alice.get<One>(`/api/v1/tasks/${task.id}`)).body.data).toEqual(undo.body.data);
+    expect((await t.alice.get<One>(`/api/v1/tasks/${task.id}`)).body.data).toEqual(undo.body.data);
 
-    expect(errorPaths(await alice.put(`/api/v1/tasks/${task.id}`, {}))).toEqual(['/']);
-    expect(errorPaths(await alice.put(`/api/v1/tasks/${task.id}`, { id: task.id, owner: 'alice' }))).toEqual(['/']);
-    expect(errorPaths(await alice.put(`/api/v1/tasks/${task.id}`, { context: '   ' }))).toEqual(['/context']);
-    expect(errorPaths(await alice.put(`/api/v1/tasks/${task.id}`, { is_completed: 'yes' }))).toEqual(['/is_completed']);
-    expect(errorPaths(await alice.put(`/api/v1/tasks/${task.id}`, { context: 'a'.repeat(2001) }))).toEqual(['/context']);
+    expect(errorPaths(await t.alice.put(`/api/v1/tasks/${task.id}`, {}))).toEqual(['/']);
+    expect(errorPaths(await t.alice.put(`/api/v1/tasks/${task.id}`, { id: task.id, owner: 'alice' }))).toEqual(['/']);
+    expect(errorPaths(await t.alice.put(`/api/v1/tasks/${task.id}`, { context: '   ' }))).toEqual(['/context']);
+    expect(errorPaths(await t.alice.put(`/api/v1/tasks/${task.id}`, { is_completed: 'yes' }))).toEqual(['/is_completed']);
+    expect(errorPaths(await t.alice.put(`/api/v1/tasks/${task.id}`, { context: 'a'.repeat(2001) }))).toEqual(['/context']);
     // A PUT of an absent task is 404, not an upsert.
-    expect((await alice.put('/api/v1/tasks/987654', { context: 'x' })).status).toBe(404);
+    expect((await t.alice.put('/api/v1/tasks/987654', { context: 'x' })).status).toBe(404);
   });
 
   it('DELETE answers 204 with no body, then the task is gone', async () => {
-    const task = await newTask(alice, { context: 'temporary', session_id: session });
-    const del = await alice.delete(`/api/v1/tasks/${task.id}`);
+    const task = await newTask(t.alice, { context: 'temporary', session_id: session });
+    const del = await t.alice.delete(`/api/v1/tasks/${task.id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    expect((await alice.get(`/api/v1/tasks/${task.id}`)).status).toBe(404);
-    expect((await alice.put(`/api/v1/tasks/${task.id}`, { context: 'x' })).status).toBe(404);
-    expect((await alice.delete(`/api/v1/tasks/${task.id}`)).status).toBe(404);
-    const ids = (await listAllTasks(alice, '', 500)).map((x) => x.id);
+    expect((await t.alice.get(`/api/v1/tasks/${task.id}`)).status).toBe(404);
+    expect((await t.alice.put(`/api/v1/tasks/${task.id}`, { context: 'x' })).status).toBe(404);
+    expect((await t.alice.delete(`/api/v1/tasks/${task.id}`)).status).toBe(404);
+    const ids = (await listAllTasks(t.alice, '', 500)).map((x) => x.id);
     expect(ids).not.toContain(task.id);
   });
 
   it('path ids that are not positive integers are 404 problems, never 500', async () => {
     // Spellings JavaScript would read as the number of an existing task still name nothing.
-    const task = await newTask(alice, { context: 'spelled oddly', session_id: session });
-    expect((await alice.get(`/api/v1/tasks/${task.id}`)).status).toBe(200);
+    const task = await newTask(t.alice, { context: 'spelled oddly', session_id: session });
+    expect((await t.alice.get(`/api/v1/tasks/${task.id}`)).status).toBe(200);
     for (const id of [`0x${Number(task.id).toString(16)}`, `${task.id}.0`, `+${task.id}`, `${task.id}e0`, `%20${task.id}`]) {
-      expect((await alice.get(`/api/v1/tasks/${id}`)).status, id).toBe(404);
+      expect((await t.alice.get(`/api/v1/tasks/${id}`)).status, id).toBe(404);
     }
     for (const id of ['abc', '0', '-1', '1.5', '1e3', '0x10', '%20', '99999999999999999999', '9'.repeat(400), '00', 'bulk']) {
       for (const res of [
-        await alice.get(`/api/v1/tasks/${id}`),
-        await alice.put(`/api/v1/tasks/${id}`, { context: 'x' }),
-        await alice.delete(`/api/v1/tasks/${id}`),
+        await t.alice.get(`/api/v1/tasks/${id}`),
+        await t.alice.put(`/api/v1/tasks/${id}`, { context: 'x' }),
+        await t.alice.delete(`/api/v1/tasks/${id}`),
       ]) {
         expect(res.status, `${id}: ${res.text}`).toBe(404);
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -190,29 +173,23 @@ describeEachDialect('tasks over HTTP', (dialect) => {
 });
 
 describeEachDialect('GET /tasks: filters, paging, deleted sessions', (dialect) => {
-  let t: TestApp;
-  let dana: Client;
-  let eve: Client;
+  const t = useTestApp(dialect, { dana: [5], eve: [5] });
   let s1: number;
   let s2: number;
   const made: TaskRecord[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    dana = await t.user('dana', [5]);
-    eve = await t.user('eve', [5]);
-    s1 = await newSession(dana, 5);
-    s2 = await newSession(dana, 5);
+    s1 = await newSession(t.dana, 5);
+    s2 = await newSession(t.dana, 5);
     for (let i = 0; i < 23; i++) {
-      made.push(await newTask(dana, { context: `task ${i}`, session_id: i % 3 === 0 ? s2 : s1, is_completed: i % 4 === 0 }));
+      made.push(await newTask(t.dana, { context: `task ${i}`, session_id: i % 3 === 0 ? s2 : s1, is_completed: i % 4 === 0 }));
     }
-    const eveSession = await newSession(eve, 5);
-    await newTask(eve, { context: 'not dana’s', session_id: eveSession });
+    const eveSession = await newSession(t.eve, 5);
+    await newTask(t.eve, { context: 'not dana’s', session_id: eveSession });
   });
-  afterAll(() => t.close());
 
   it('lists only the user’s tasks, oldest first, as a list envelope', async () => {
-    const res = await dana.get<Page>('/api/v1/tasks');
+    const res = await t.dana.get<Page>('/api/v1/tasks');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'next_cursor']);
     expect(res.body.next_cursor).toBeNull();
@@ -222,10 +199,10 @@ describeEachDialect('GET /tasks: filters, paging, deleted sessions', (dialect) =
 
   it('walks every page with no duplicate and nothing missing, for every page size', async () => {
     for (const limit of [1, 2, 5, 7, 22, 23, 24, 500]) {
-      const all = await listAllTasks(dana, '', limit);
+      const all = await listAllTasks(t.dana, '', limit);
       expect(all.map((x) => x.id), `limit ${limit}`).toEqual(made.map((x) => x.id));
     }
-    const first = await dana.get<Page>('/api/v1/tasks?limit=23');
+    const first = await t.dana.get<Page>('/api/v1/tasks?limit=23');
     expect(first.body.data).toHaveLength(23);
     expect(first.body.next_cursor).toBeNull();
   });
@@ -234,15 +211,15 @@ describeEachDialect('GET /tasks: filters, paging, deleted sessions', (dialect) =
     const expectFilter = async (query: string, keep: (x: TaskRecord) => boolean) => {
       const want = made.filter(keep).map((x) => x.id);
       expect(want.length).toBeGreaterThan(0);
-      expect((await listAllTasks(dana, query, 100)).map((x) => x.id), query).toEqual(want);
-      expect((await listAllTasks(dana, query, 2)).map((x) => x.id), query).toEqual(want);
+      expect((await listAllTasks(t.dana, query, 100)).map((x) => x.id), query).toEqual(want);
+      expect((await listAllTasks(t.dana, query, 2)).map((x) => x.id), query).toEqual(want);
     };
     await expectFilter(`session_id=${s1}`, (x) => x.session_id === s1);
     await expectFilter(`session_id=${s2}`, (x) => x.session_id === s2);
     await expectFilter('is_completed=true', (x) => x.is_completed);
     await expectFilter('is_completed=false', (x) => !x.is_completed);
     await expectFilter(`session_id=${s2}&is_completed=false`, (x) => x.session_id === s2 && !x.is_completed);
-    expect((await dana.get('/api/v1/tasks?session_id=999999')).body).toEqual({ data: [], next_cursor: null });
+    expect((await t.dana.get('/api/v1/tasks?session_id=999999')).body).toEqual({ data: [], next_cursor: null });
   });
 
   it('rejects every bad filter or paging value with 422 naming it', async () => {
@@ -267,27 +244,27 @@ describeEachDialect('GET /tasks: filters, paging, deleted sessions', (dialect) =
       ['limit=0&is_completed=2&owner=x', ['/is_completed', '/limit', '/owner']],
     ];
     for (const [query, paths] of cases) {
-      expect(errorPaths(await dana.get(`/api/v1/tasks?${query}`)), query).toEqual(paths);
+      expect(errorPaths(await t.dana.get(`/api/v1/tasks?${query}`)), query).toEqual(paths);
     }
-    expect((await dana.get('/api/v1/tasks?limit=500')).status).toBe(200);
-    expect((await dana.get<Page>('/api/v1/tasks?limit=1')).body.data).toHaveLength(1);
+    expect((await t.dana.get('/api/v1/tasks?limit=500')).status).toBe(200);
+    expect((await t.dana.get<Page>('/api/v1/tasks?limit=1')).body.data).toHaveLength(1);
   });
 
   it('keeps tasks of a deleted session with session_id null', async () => {
-    const doomed = await newSession(dana, 5);
-    const kept = await newTask(dana, { context: 'outlives its session', session_id: doomed });
-    const other = await newTask(eve, { context: 'eve’s', session_id: await newSession(eve, 5, { is_public: true }) });
-    const del = await dana.delete(`/api/v1/sessions/${doomed}`);
+    const doomed = await newSession(t.dana, 5);
+    const kept = await newTask(t.dana, { context: 'outlives its session', session_id: doomed });
+    const other = await newTask(t.eve, { context: 'eve’s', session_id: await newSession(t.eve, 5, { is_public: true }) });
+    const del = await t.dana.delete(`/api/v1/sessions/${doomed}`);
     expect(del.status, del.text).toBe(204);
-    const after = await dana.get<One>(`/api/v1/tasks/${kept.id}`);
+    const after = await t.dana.get<One>(`/api/v1/tasks/${kept.id}`);
     expect(after.status).toBe(200);
     expect(after.body.data).toMatchObject({ id: kept.id, context: 'outlives its session', session_id: null });
-    expect((await listAllTasks(dana, '', 500)).find((x) => x.id === kept.id)?.session_id).toBeNull();
-    expect((await dana.get<Page>(`/api/v1/tasks?session_id=${doomed}`)).body.data).toEqual([]);
+    expect((await listAllTasks(t.dana, '', 500)).find((x) => x.id === kept.id)?.session_id).toBeNull();
+    expect((await t.dana.get<Page>(`/api/v1/tasks?session_id=${doomed}`)).body.data).toEqual([]);
     // A session that no longer exists cannot take new tasks.
-    expect(errorPaths(await dana.post('/api/v1/tasks', { context: 'x', session_id: doomed }))).toEqual(['/session_id']);
+    expect(errorPaths(await t.dana.post('/api/v1/tasks', { context: 'x', session_id: doomed }))).toEqual(['/session_id']);
     // Still editable after its session went.
-    expect((await dana.put<One>(`/api/v1/tasks/${kept.id}`, { is_completed: true })).body.data.session_id).toBeNull();
-    expect((await eve.get<One>(`/api/v1/tasks/${other.id}`)).body.data.session_id).toBe(other.session_id);
+    expect((await t.dana.put<One>(`/api/v1/tasks/${kept.id}`, { is_completed: true })).body.data.session_id).toBeNull();
+    expect((await t.eve.get<One>(`/api/v1/tasks/${other.id}`)).body.data.session_id).toBe(other.session_id);
   });
 });

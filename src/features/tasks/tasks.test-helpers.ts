@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Client, Response } from '../../../test/helpers/harness.js';
+import { type Client, listAll } from '../../../test/helpers/harness.js';
 import { createSession } from '../sessions/sessions.test-helpers.js';
 
 export interface TaskRecord {
@@ -40,31 +40,9 @@ export function expectTaskShape(task: TaskRecord): void {
   expect(new Date(task.created_at).toISOString()).toBe(task.created_at);
 }
 
-/** The problem body of a 422, with its error paths sorted. */
-export function errorPaths(res: Response): string[] {
-  expect(res.status, res.text).toBe(422);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
-  return ((res.body as { errors: { path: string }[] }).errors ?? []).map((e) => e.path).sort();
-}
-
-/** Every page of GET /tasks with the given query, checking page sizes along the way. */
-export async function listAllTasks(client: Client, query: string, limit: number): Promise<TaskRecord[]> {
-  const out: TaskRecord[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < 10_000; page++) {
-    const params = new URLSearchParams(query);
-    params.set('limit', String(limit));
-    if (cursor !== null) params.set('cursor', cursor);
-    const res = await client.get(`/api/v1/tasks?${params.toString()}`);
-    expect(res.status, res.text).toBe(200);
-    const body = res.body as { data: TaskRecord[]; next_cursor: string | null };
-    expect(body.data.length).toBeLessThanOrEqual(limit);
-    out.push(...body.data);
-    cursor = body.next_cursor;
-    if (cursor === null) return out;
-    expect(body.data.length).toBe(limit);
-  }
-  throw new Error('paging did not end');
+/** Every page of GET /tasks with the given query (see listAll). */
+export function listAllTasks(client: Client, query: string, limit: number): Promise<TaskRecord[]> {
+  return listAll<TaskRecord>(client, '/api/v1/tasks', query, limit);
 }
 
 /** Response bodies of the task endpoints, for typed access in tests. */

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Client, type Response, type TestApp, createTestApp, describeEachDialect } from '../helpers/harness.js';
+import { expect, it } from 'vitest';
+import { type Response, createTestApp, describeEachDialect, useTestApp } from '../../test/helpers/harness.js';
 
 const PROBLEM_KEYS = new Set(['type', 'title', 'status', 'detail', 'instance', 'errors']);
 /** Things that must never reach a client: stack frames, SQL, driver and framework internals. */
@@ -23,18 +23,11 @@ function expectProblem(res: Response, status: number): Record<string, unknown> {
 }
 
 describeEachDialect('the error layer over HTTP', (dialect) => {
-  let t: TestApp;
-  let alice: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp(dialect);
-    alice = await t.user('alice', [1]);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { alice: [1] });
 
   const raw = (method: string, url: string, payload: string | Buffer | undefined, headers: Record<string, string>) =>
     t.app
-      .inject({ method: method as 'POST', url, payload, headers: { authorization: `Bearer ${alice.token}`, ...headers } })
+      .inject({ method: method as 'POST', url, payload, headers: { authorization: `Bearer ${t.alice.token}`, ...headers } })
       .then((r): Response => {
         let body: unknown;
         try {
@@ -48,17 +41,17 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
   it('malformed JSON is 400', async () => {
     for (const body of ['{bad', '{"context": "x",}', '[1,', 'nul', '{"a":1}{', "{'a':1}", '\u0000']) {
       for (const url of ['/api/v1/tasks', '/api/v1/tasks/bulk', '/api/v1/sessions']) {
-        expectProblem(await alice.request('POST', url, body), 400);
+        expectProblem(await t.alice.request('POST', url, body), 400);
       }
-      expectProblem(await alice.request('PUT', '/api/v1/tasks/1', body), 400);
+      expectProblem(await t.alice.request('PUT', '/api/v1/tasks/1', body), 400);
     }
   });
 
   it('an empty JSON body is 400; a JSON body poisoning the prototype is 400', async () => {
     expectProblem(await raw('POST', '/api/v1/tasks', '', { 'content-type': 'application/json' }), 400);
-    expectProblem(await alice.request('POST', '/api/v1/tasks', '{"__proto__": {"admin": true}, "context": "x", "session_id": 1}'), 400);
+    expectProblem(await t.alice.request('POST', '/api/v1/tasks', '{"__proto__": {"admin": true}, "context": "x", "session_id": 1}'), 400);
     expectProblem(
-      await alice.request('POST', '/api/v1/tasks', '{"constructor": {"prototype": {"admin": true}}, "context": "x", "session_id": 1}'),
+      await t.alice.request('POST', '/api/v1/tasks', '{"constructor": {"prototype": {"admin": true}}, "context": "x", "session_id": 1}'),
       400,
     );
   });
@@ -98,16 +91,16 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
       const tail = '"}';
       return head + 'x'.repeat(n - head.length - tail.length) + tail;
     };
-    expectProblem(await alice.request('POST', '/api/v1/tasks', wrap(MiB + 1)), 413);
-    expectProblem(await alice.request('POST', '/api/v1/tasks/bulk', wrap(5 * MiB)), 413);
+    expectProblem(await t.alice.request('POST', '/api/v1/tasks', wrap(MiB + 1)), 413);
+    expectProblem(await t.alice.request('POST', '/api/v1/tasks/bulk', wrap(5 * MiB)), 413);
     // Exactly at the limit the body is parsed, so the answer is about its fields.
-    const atLimit = expectProblem(await alice.request('POST', '/api/v1/tasks', wrap(MiB)), 422);
+    const atLimit = expectProblem(await t.alice.request('POST', '/api/v1/tasks', wrap(MiB)), 422);
     expect((atLimit.errors as { path: string }[]).map((e) => e.path)).toContain('/context');
   });
 
   it('unknown routes are 404', async () => {
     for (const url of ['/api/v1/nope', '/api/v1/tasks/1/children', '/api/v2/tasks', '/nope', '/api/v1', '/api/v1/task']) {
-      expectProblem(await alice.get(url), 404);
+      expectProblem(await t.alice.get(url), 404);
       expectProblem(await t.anonymous.get(url), 404);
     }
   });
@@ -124,7 +117,7 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
       ['DELETE', '/api/v1/tasks/', 'GET, POST'],
     ];
     for (const [method, url, allow] of cases) {
-      const res = await alice.request(method, url, method === 'DELETE' ? undefined : {});
+      const res = await t.alice.request(method, url, method === 'DELETE' ? undefined : {});
       expectProblem(res, 405);
       expect(res.headers.allow, `${method} ${url}`).toBe(allow);
     }
@@ -135,7 +128,7 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
     for (const id of ids) {
       for (const url of [`/api/v1/tasks/${id}`, `/api/v1/sessions/${id}`]) {
         for (const method of ['GET', 'PUT', 'DELETE']) {
-          const res = await alice.request(method, url, method === 'PUT' ? { context: 'x' } : undefined);
+          const res = await t.alice.request(method, url, method === 'PUT' ? { context: 'x' } : undefined);
           expect([400, 404], `${method} ${url}: ${res.status}`).toContain(res.status);
           expectProblem(res, res.status);
         }
@@ -144,36 +137,36 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
   });
 
   it('field errors are 422 and list every bad field', async () => {
-    const body = expectProblem(await alice.post('/api/v1/tasks', { context: '', session_id: 'x', nope: 1 }), 422);
+    const body = expectProblem(await t.alice.post('/api/v1/tasks', { context: '', session_id: 'x', nope: 1 }), 422);
     expect((body.errors as { path: string; message: string }[]).map((e) => e.path).sort()).toEqual(['/context', '/nope', '/session_id']);
     for (const e of body.errors as { path: string; message: string }[]) {
       expect(Object.keys(e).sort()).toEqual(['message', 'path']);
       expect(e.message.length).toBeGreaterThan(0);
     }
     // A pattern-checked field explains itself in words, not with the regex.
-    const ws = expectProblem(await alice.post('/api/v1/tasks', { context: '   ', session_id: 1 }), 422);
+    const ws = expectProblem(await t.alice.post('/api/v1/tasks', { context: '   ', session_id: 1 }), 422);
     expect(JSON.stringify(ws.errors)).not.toContain('\\\\S');
   });
 
   it('echoes x-request-id on successes and on every kind of failure, and makes one up otherwise', async () => {
     const id = 'req-1234-abcd';
     const responses = [
-      await alice.request('GET', '/api/v1/me', undefined, { 'x-request-id': id }),
-      await alice.request('GET', '/api/v1/nope', undefined, { 'x-request-id': id }),
+      await t.alice.request('GET', '/api/v1/me', undefined, { 'x-request-id': id }),
+      await t.alice.request('GET', '/api/v1/nope', undefined, { 'x-request-id': id }),
       await t.anonymous.request('GET', '/api/v1/me', undefined, { 'x-request-id': id }),
-      await alice.request('POST', '/api/v1/tasks', '{bad', { 'x-request-id': id }),
-      await alice.request('POST', '/api/v1/tasks', {}, { 'x-request-id': id }),
-      await alice.request('DELETE', '/api/v1/tasks', undefined, { 'x-request-id': id }),
+      await t.alice.request('POST', '/api/v1/tasks', '{bad', { 'x-request-id': id }),
+      await t.alice.request('POST', '/api/v1/tasks', {}, { 'x-request-id': id }),
+      await t.alice.request('DELETE', '/api/v1/tasks', undefined, { 'x-request-id': id }),
       await raw('POST', '/api/v1/tasks', 'x', { 'content-type': 'text/plain', 'x-request-id': id }),
       await raw('POST', '/api/v1/tasks', 'x'.repeat(1024 * 1024 + 1), { 'content-type': 'application/json', 'x-request-id': id }),
-      await alice.request('GET', `/api/v1/tasks/${'9'.repeat(250)}`, undefined, { 'x-request-id': id }),
-      await alice.request('GET', '/api/v1/tasks/%zz', undefined, { 'x-request-id': id }),
+      await t.alice.request('GET', `/api/v1/tasks/${'9'.repeat(250)}`, undefined, { 'x-request-id': id }),
+      await t.alice.request('GET', '/api/v1/tasks/%zz', undefined, { 'x-request-id': id }),
       await t.anonymous.request('GET', '/healthz', undefined, { 'x-request-id': id }),
     ];
     for (const res of responses) expect(res.headers['x-request-id'], `${res.status} ${res.text}`).toBe(id);
 
-    const a = await alice.get('/api/v1/me');
-    const b = await alice.get('/api/v1/nope');
+    const a = await t.alice.get('/api/v1/me');
+    const b = await t.alice.get('/api/v1/nope');
     expect(a.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(a.headers['x-request-id']).not.toBe(b.headers['x-request-id']);

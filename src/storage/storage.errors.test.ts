@@ -1,16 +1,16 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { openSqlite, sqlitePath } from '../../src/storage/sqlite.js';
+import { expect, it } from 'vitest';
+import { openStorage } from './database.js';
+import { openSqlite, sqlitePath } from './sqlite.js';
 import {
   ForeignKeyViolationError,
   StorageUnavailableError,
   TransactionConflictError,
   UniqueViolationError,
-} from '../../src/storage/storage.errors.js';
-import { type StorageFixture, type TestDatabase, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
+} from './storage.errors.js';
+import { describeEachDialect, useStorageFixture } from '../../test/helpers/harness.js';
 
 /*
  * Every mapping in translateError, checked against an error the real driver raised.
@@ -29,35 +29,27 @@ async function caught(promise: Promise<unknown>): Promise<unknown> {
 const now = '2026-01-01T00:00:00.000Z';
 
 describeEachDialect('storage error translation', (dialect) => {
-  let fixture: StorageFixture;
-  let database: TestDatabase;
-  let storage: Storage;
-
-  beforeAll(async () => {
-    fixture = await createStorageFixture(dialect, now);
-    ({ database, storage } = fixture);
-  });
-  afterAll(() => fixture.close());
+  const fixture = useStorageFixture(dialect, now);
 
   it('a duplicate unique key is a UniqueViolationError', async () => {
-    const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
+    const error = await caught(fixture.storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
     expect(error).toBeInstanceOf(UniqueViolationError);
     if (dialect === 'postgres') expect((error as UniqueViolationError).constraint).toBe('users_handle_key');
   });
 
   it('a duplicate primary key is a UniqueViolationError', async () => {
-    await storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute();
-    const error = await caught(storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute());
+    await fixture.storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute();
+    const error = await caught(fixture.storage.db.insertInto('orgs').values({ id: 7, created_at: now }).execute());
     expect(error).toBeInstanceOf(UniqueViolationError);
   });
 
   it('a dangling reference is a ForeignKeyViolationError', async () => {
-    const error = await caught(storage.db.insertInto('memberships').values({ user_id: 999_999, org_id: 7 }).execute());
+    const error = await caught(fixture.storage.db.insertInto('memberships').values({ user_id: 999_999, org_id: 7 }).execute());
     expect(error).toBeInstanceOf(ForeignKeyViolationError);
   });
 
   it('an ordinary programming error is not translated (it must surface as a 500)', async () => {
-    const error = await caught(sql`select * from no_such_table`.execute(storage.db));
+    const error = await caught(sql`select * from no_such_table`.execute(fixture.storage.db));
     for (const storageError of [UniqueViolationError, ForeignKeyViolationError, TransactionConflictError, StorageUnavailableError]) {
       expect(error).not.toBeInstanceOf(storageError);
     }
@@ -65,7 +57,7 @@ describeEachDialect('storage error translation', (dialect) => {
   });
 
   it('a translated error keeps the driver error as its cause', async () => {
-    const error = await caught(storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
+    const error = await caught(fixture.storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).execute());
     expect(error).toBeInstanceOf(UniqueViolationError);
     expect((error as Error).cause).toBeInstanceOf(Error);
     expect((error as UniqueViolationError).code).toBe(dialect === 'postgres' ? '23505' : 'SQLITE_CONSTRAINT_UNIQUE');
@@ -73,10 +65,10 @@ describeEachDialect('storage error translation', (dialect) => {
 
   if (dialect === 'sqlite') {
     it('SQLITE_BUSY past the busy timeout is a StorageUnavailableError', async () => {
-      const path = sqlitePath(database.url);
+      const path = sqlitePath(fixture.database.url);
       const holder = new BetterSqlite3(path);
       holder.exec('begin immediate');
-      const impatient = openSqlite(database.url, 20);
+      const impatient = openSqlite(fixture.database.url, 20);
       try {
         const error = await caught(
           impatient.db.transaction().execute((trx) => trx.insertInto('orgs').values({ id: 8, created_at: now }).execute()),
@@ -91,7 +83,7 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a read-only database is a StorageUnavailableError', async () => {
-      const readOnly = openStorage({ databaseUrl: database.url });
+      const readOnly = openStorage({ databaseUrl: fixture.database.url });
       try {
         await sql`pragma query_only = 1`.execute(readOnly.db);
         const error = await caught(readOnly.db.insertInto('orgs').values({ id: 9, created_at: now }).execute());
@@ -111,16 +103,16 @@ describeEachDialect('storage error translation', (dialect) => {
       u.searchParams.set('application_name', appName);
       return u.toString();
     };
-    const admin = () => new pg.Client({ connectionString: database.url });
+    const admin = () => new pg.Client({ connectionString: fixture.database.url });
 
     it('a serialization failure is a TransactionConflictError, and transaction() retries it', async () => {
       const other = admin();
       await other.connect();
       try {
-        const row = await storage.db.insertInto('users').values({ handle: 'ser', created_at: now }).returning('id').executeTakeFirstOrThrow();
+        const row = await fixture.storage.db.insertInto('users').values({ handle: 'ser', created_at: now }).returning('id').executeTakeFirstOrThrow();
         let attempts = 0;
         const seen: unknown[] = [];
-        const result = await storage.transaction(async (trx) => {
+        const result = await fixture.storage.transaction(async (trx) => {
           attempts++;
           await sql`set transaction isolation level repeatable read`.execute(trx);
           await sql`select count(*) from users`.execute(trx);
@@ -143,13 +135,13 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a deadlock is a TransactionConflictError', async () => {
-      await storage.db.insertInto('orgs').values([{ id: 101, created_at: now }, { id: 102, created_at: now }]).execute();
+      await fixture.storage.db.insertInto('orgs').values([{ id: 101, created_at: now }, { id: 102, created_at: now }]).execute();
       // Two transactions of our own (without transaction()'s retry), each holding the row the other wants next.
       let locked = 0;
       let release: () => void = () => undefined;
       const barrier = new Promise<void>((r) => (release = r));
       const cross = (mine: number, theirs: number) =>
-        storage.db.transaction().execute(async (trx) => {
+        fixture.storage.db.transaction().execute(async (trx) => {
           await sql`set local deadlock_timeout = '50ms'`.execute(trx);
           await trx.updateTable('orgs').set({ created_at: 'x' }).where('id', '=', mine).execute();
           if (++locked === 2) release();
@@ -165,7 +157,7 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a connection killed mid-query is a StorageUnavailableError, and the pool recovers', async () => {
-      const victim = openStorage({ databaseUrl: withAppName(database.url) });
+      const victim = openStorage({ databaseUrl: withAppName(fixture.database.url) });
       const killer = admin();
       await killer.connect();
       try {
@@ -194,7 +186,7 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a query on a connection that already died is a StorageUnavailableError', async () => {
-      const victim = openStorage({ databaseUrl: withAppName(database.url) });
+      const victim = openStorage({ databaseUrl: withAppName(fixture.database.url) });
       const killer = admin();
       await killer.connect();
       try {
@@ -225,7 +217,7 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('waiting too long for a pooled connection is a StorageUnavailableError', async () => {
-      const small = openStorage({ databaseUrl: withAppName(database.url), poolSize: 1, connectTimeoutMs: 200 });
+      const small = openStorage({ databaseUrl: withAppName(fixture.database.url), poolSize: 1, connectTimeoutMs: 200 });
       try {
         const holding = small.transaction((trx) => sql`select pg_sleep(0.6)`.execute(trx));
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -239,7 +231,7 @@ describeEachDialect('storage error translation', (dialect) => {
     });
 
     it('a statement past the statement timeout is a StorageUnavailableError', async () => {
-      const strict = openStorage({ databaseUrl: withAppName(database.url), statementTimeoutMs: 100 });
+      const strict = openStorage({ databaseUrl: withAppName(fixture.database.url), statementTimeoutMs: 100 });
       try {
         const error = await caught(sql`select pg_sleep(2)`.execute(strict.db));
         expect((error as { code?: string }).code).toBe('57014');
@@ -255,7 +247,7 @@ describeEachDialect('storage error translation', (dialect) => {
       await a.connect();
       try {
         await a.query(`create role ${role} login connection limit 0`);
-        const u = new URL(database.url);
+        const u = new URL(fixture.database.url);
         u.username = role;
         const limited = openStorage({ databaseUrl: u.toString(), connectTimeoutMs: 1_000 });
         try {

@@ -1,31 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { type StorageFixture, createStorageFixture } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { openStorage } from './database.js';
+import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
 describe('SQLite driver', () => {
-  let fixture: StorageFixture;
-  let storage: Storage;
-
-  beforeAll(async () => {
-    fixture = await createStorageFixture('sqlite');
-    storage = fixture.storage;
-  });
-  afterAll(() => fixture.close());
+  const fixture = useStorageFixture('sqlite');
 
   it('lets pending I/O and timers run before each statement outside a transaction', async () => {
     // better-sqlite3 answers synchronously: without the pause the query below would resolve
     // within the same turn of the event loop, before the immediate callback.
     const order: string[] = [];
     setImmediate(() => order.push('immediate'));
-    await storage.db.selectFrom('users').select('id').execute();
+    await fixture.storage.db.selectFrom('users').select('id').execute();
     order.push('query');
     expect(order).toEqual(['immediate', 'query']);
   });
 
   it('does not pause inside a transaction, which holds the write lock', async () => {
     const order: string[] = [];
-    await storage.transaction(async (trx) => {
+    await fixture.storage.transaction(async (trx) => {
       setImmediate(() => order.push('immediate'));
       await trx.selectFrom('users').select('id').execute();
       await trx.selectFrom('orgs').select('id').execute();
@@ -35,7 +28,7 @@ describe('SQLite driver', () => {
   });
 
   it('returns rows as plain objects keyed by column, aliases included, with every value', async () => {
-    const rows = await storage.db
+    const rows = await fixture.storage.db
       .selectFrom('users')
       .innerJoin('memberships', 'memberships.user_id', 'users.id')
       .select(['users.id', 'users.handle as who', 'memberships.org_id'])
@@ -45,10 +38,10 @@ describe('SQLite driver', () => {
   });
 
   it('reports a data version that moves with every write, committed here or by another connection', async () => {
-    const before = storage.dataVersion();
-    expect(storage.dataVersion()).toBe(before);
-    await storage.db.insertInto('orgs').values({ id: 77, created_at: '2026-01-01T00:00:00.000Z' }).execute();
-    const afterOwnWrite = storage.dataVersion();
+    const before = fixture.storage.dataVersion();
+    expect(fixture.storage.dataVersion()).toBe(before);
+    await fixture.storage.db.insertInto('orgs').values({ id: 77, created_at: '2026-01-01T00:00:00.000Z' }).execute();
+    const afterOwnWrite = fixture.storage.dataVersion();
     expect(afterOwnWrite).not.toBe(before);
     const other = openStorage({ databaseUrl: fixture.database.url });
     try {
@@ -56,6 +49,6 @@ describe('SQLite driver', () => {
     } finally {
       await other.close();
     }
-    expect(storage.dataVersion()).not.toBe(afterOwnWrite);
+    expect(fixture.storage.dataVersion()).not.toBe(afterOwnWrite);
   });
 });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
-import { sessionRow } from '../helpers/session-row.js';
+import { expect, it } from 'vitest';
+import { createSessionsRepository } from './sessions.repository.js';
+import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
@@ -10,12 +10,7 @@ const now = '2026-01-01T00:00:00.000Z';
  * in between, a row is only returned if it still qualifies when read.
  */
 describeEachDialect('session pages are checked again when read', (dialect) => {
-  let fixture: StorageFixture;
-
-  beforeAll(async () => {
-    fixture = await createStorageFixture(dialect, now);
-  });
-  afterAll(() => fixture.close());
+  const fixture = useStorageFixture(dialect, now);
 
   it('leaves out a session made private, renamed away from the keyword or deleted after the page was found', async () => {
     const { storage, user } = fixture;

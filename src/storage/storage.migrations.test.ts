@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type Storage, openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { type Storage, openStorage } from './database.js';
+import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 
 /*
  * Instances starting together on an empty database all migrate at once. Each migration
@@ -8,16 +8,14 @@ import { type TestDatabase, createTestDatabase, describeEachDialect } from '../h
  * schemas of the same database also exercise Kysely's habit of looking in all schemas.)
  */
 describeEachDialect('migrations from several instances at once', (dialect) => {
-  let database: TestDatabase;
+  const database = useTestDatabase(dialect);
   const storages: Storage[] = [];
 
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+  beforeAll(() => {
     for (let i = 0; i < 4; i++) storages.push(openStorage({ databaseUrl: database.url, poolSize: 2 }));
   });
   afterAll(async () => {
     for (const s of storages) await s.close();
-    await database.drop();
   });
 
   it('applies each migration once and lets every instance start', async () => {

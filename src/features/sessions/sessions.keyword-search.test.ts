@@ -1,40 +1,36 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SessionFilters } from '../../src/features/sessions/sessions.listing-filters.js';
-import { createSessionsRepository } from '../../src/features/sessions/sessions.repository.js';
-import type { Db } from '../../src/storage/database.js';
-import { type Storage } from '../../src/storage/database.js';
-import type { Database } from '../../src/storage/tables.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
-import { sessionRow } from '../helpers/session-row.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { SessionFilters } from './sessions.listing-filters.js';
+import { createSessionsRepository } from './sessions.repository.js';
+import type { Db } from '../../storage/database.js';
+import type { Database } from '../../storage/tables.js';
+import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
 
 describeEachDialect('keyword search on sessions.name', (dialect) => {
-  let fixture: StorageFixture;
-  let storage: Storage;
-  let user: StorageFixture['user'];
+  const fixture = useStorageFixture(dialect, now);
 
   beforeAll(async () => {
-    fixture = await createStorageFixture(dialect, now);
-    ({ storage, user } = fixture);
+    const { storage, user } = fixture;
     const names = [
       '100% focus', '100 percent focus', 'deep_work', 'deepXwork', 'back\\slash', 'Reading Hour', 'READING club',
       'Ärger Übung', 'Straße planen', 'Review [draft] *final*?', 'ΣΊΣΥΦΟΣ',
     ];
     await storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, user.id))).execute();
   });
-  afterAll(() => fixture.close());
 
   /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
   async function page(db: Db, filters: SessionFilters, limit: number) {
+    const { storage, user } = fixture;
     const keys = await createSessionsRepository({ ...storage, db: db }).keys({ user, filters, after: undefined, limit });
     const rows = await createSessionsRepository({ ...storage, db: db }).byIds(db, { ids: keys.map((k) => k.id), listing: { user, filters } });
     return keys.flatMap((k) => rows.get(k.id) ?? []);
   }
 
-  const search = async (keyword: string) => (await page(storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
+  const search = async (keyword: string) => (await page(fixture.storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
 
   it('matches case-insensitively', async () => {
     expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
@@ -70,6 +66,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   });
 
   it('has a substring index on the folded name: pg_trgm on PostgreSQL, an FTS5 trigram table on SQLite', async () => {
+    const { storage } = fixture;
     const names =
       dialect === 'postgres'
         ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'sessions' and schemaname = current_schema()`.execute(storage.db)).rows
@@ -80,6 +77,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
 
   if (dialect === 'postgres') {
     it('the service query uses the trigram index at 50k sessions', async () => {
+      const { storage, user } = fixture;
       // Realistic size and spread: 50k names from a small vocabulary, five rare ones.
       await sql`
         insert into sessions (org_id, created_by, name, type, duration, schedule, time_minutes, timezone, starts_at, ends_at,

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type UpsertRow, createTasksRepository } from '../../src/features/tasks/tasks.repository.js';
-import { sessionRow } from '../helpers/session-row.js';
-import { type Storage } from '../../src/storage/database.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
+import { beforeAll, expect, it } from 'vitest';
+import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
+import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 
 /*
  * The bulk-import statement itself, below the HTTP layer: chunking under each engine's
@@ -20,29 +19,23 @@ function rows(from: number, to: number, context: (id: number) => string = (id) =
 }
 
 describeEachDialect('bulk upsert of tasks', (dialect) => {
-  let fixture: StorageFixture;
-  let storage: Storage;
-  let ownerId: number;
+  const fixture = useStorageFixture(dialect, now);
   let sessionId: number;
 
   beforeAll(async () => {
-    fixture = await createStorageFixture(dialect, now);
-    storage = fixture.storage;
-    ownerId = fixture.user.id;
-    const session = await storage.db.insertInto('sessions').values(sessionRow('s', ownerId)).returning('id').executeTakeFirstOrThrow();
+    const session = await fixture.storage.db.insertInto('sessions').values(sessionRow('s', fixture.user.id)).returning('id').executeTakeFirstOrThrow();
     sessionId = session.id;
   });
-  afterAll(() => fixture.close());
 
   const count = async (source: string) =>
     Number(
-      (await storage.db.selectFrom('tasks').select((eb) => eb.fn.countAll().as('n')).where('source', '=', source).executeTakeFirstOrThrow()).n,
+      (await fixture.storage.db.selectFrom('tasks').select((eb) => eb.fn.countAll().as('n')).where('source', '=', source).executeTakeFirstOrThrow()).n,
     );
 
   it('crosses the bound-parameter limit in several statements, inserting every row once', async () => {
     // 8 parameters a row: 8192 rows is 65,536 parameters, one more than PostgreSQL takes.
     const batch = rows(0, 8192);
-    const stored = await storage.transaction((trx) => createTasksRepository(storage).upsert(trx, { ownerId, sessionId, rows: batch, now }));
+    const stored = await fixture.storage.transaction((trx) => createTasksRepository(fixture.storage).upsert(trx, { ownerId: fixture.user.id, sessionId, rows: batch, now }));
     expect(stored).toHaveLength(8192);
     expect(stored.every((r) => r.version === 1)).toBe(true);
     expect(new Set(stored.map((r) => r.source_id)).size).toBe(8192);
@@ -50,8 +43,8 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
   });
 
   it('updates what exists and inserts what does not, telling them apart by version', async () => {
-    const stored = await storage.transaction((trx) =>
-      createTasksRepository(storage).upsert(trx, { ownerId, sessionId, rows: rows(8000, 8400, (id) => `again ${id}`), now }),
+    const stored = await fixture.storage.transaction((trx) =>
+      createTasksRepository(fixture.storage).upsert(trx, { ownerId: fixture.user.id, sessionId, rows: rows(8000, 8400, (id) => `again ${id}`), now }),
     );
     const updated = stored.filter((r) => r.version > 1);
     const inserted = stored.filter((r) => r.version === 1);
@@ -67,9 +60,9 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
     const ranges: [number, number][] = [[0, 300], [150, 450], [100, 400], [250, 600], [0, 600], [590, 610]];
     const results = await Promise.all(
       ranges.map(([from, to], i) =>
-        storage.transaction((trx) =>
-          createTasksRepository({ ...storage, maxParameters }).upsert(trx, {
-            ownerId,
+        fixture.storage.transaction((trx) =>
+          createTasksRepository({ ...fixture.storage, maxParameters }).upsert(trx, {
+            ownerId: fixture.user.id,
             sessionId,
             rows: rows(from, to, (id) => `linear ${id}`).map((r) => ({ ...r, source: 'linear' })),
             now,
@@ -85,7 +78,7 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
       expect(stored.map((r) => r.source_id)).toEqual(Array.from({ length: to - from }, (_, k) => from + k));
     }
     expect(await count('linear')).toBe(610);
-    const versions = await storage.db
+    const versions = await fixture.storage.db
       .selectFrom('tasks')
       .select(['source_id', 'version'])
       .where('source', '=', 'linear')

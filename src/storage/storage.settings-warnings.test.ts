@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStorage } from '../../src/storage/database.js';
-import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
+import { expect, it } from 'vitest';
+import { openStorage } from './database.js';
+import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 
 describeEachDialect('start-up warnings about database settings', (dialect) => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-  });
-  afterAll(async () => {
-    await database.drop();
-  });
+  const database = useTestDatabase(dialect);
 
   it('says nothing about a durable, well-sized setup', async () => {
     const storage = openStorage({ databaseUrl: database.url });

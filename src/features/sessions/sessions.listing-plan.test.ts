@@ -9,14 +9,14 @@ import {
   createQueryId,
   sql,
 } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AuthenticatedUser } from '../../src/features/auth/auth.caller.js';
-import { createSessionsService } from '../../src/features/sessions/sessions.service.js';
-import type { ListSessionsQuery } from '../../src/features/sessions/sessions.schema.js';
-import { toJson } from '../../src/storage/columns.js';
-import type { Storage } from '../../src/storage/database.js';
-import { type StorageFixture, createStorageFixture, describeEachDialect } from '../helpers/harness.js';
-import { sessionRow } from '../helpers/session-row.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { AuthenticatedUser } from '../../features/auth/auth.caller.js';
+import { createSessionsService } from './sessions.service.js';
+import type { ListSessionsQuery } from './sessions.schema.js';
+import { toJson } from '../../storage/columns.js';
+import type { Storage } from '../../storage/database.js';
+import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
 
 class Capture implements KyselyPlugin {
   readonly nodes: RootOperationNode[] = [];
@@ -39,12 +39,11 @@ const GROWING = ['sessions', 'session_occurrences', 'session_participants', 'ses
  * statistics the server refreshes at start-up.
  */
 describeEachDialect('session listing plans', (dialect) => {
-  let fixture: StorageFixture;
+  const fixture = useStorageFixture(dialect);
   let storage: Storage;
   let reader: AuthenticatedUser;
 
   beforeAll(async () => {
-    fixture = await createStorageFixture(dialect);
     storage = fixture.storage;
     reader = { ...fixture.user, orgIds: [1, 2] };
     await storage.db.insertInto('orgs').values({ id: 2, created_at: '2026-01-01T00:00:00.000Z' }).execute();
@@ -72,7 +71,6 @@ describeEachDialect('session listing plans', (dialect) => {
     await storage.refreshStatistics();
     if (dialect === 'postgres') await sql`analyze`.execute(storage.db);
   }, 240_000);
-  afterAll(() => fixture.close());
 
   async function plansOf(query: ListSessionsQuery): Promise<{ sql: string; plan: string }[]> {
     const capture = new Capture();

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addConcurrencyGate } from '../../src/app/concurrency.plugin.js';
+import { addConcurrencyGate } from './concurrency.plugin.js';
 
 /** A server whose one route waits until the test lets it finish, recording what started. */
 async function gatedServer(max: number) {
