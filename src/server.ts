@@ -1,22 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import type { Config } from './config/config.js';
+import { type Config, describeDatabase } from './config/config.js';
 import { countUsers } from './features/auth/auth.repository.js';
 import { openStorage } from './storage/database.js';
-
-/** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
-export function describeDatabase(url: string): string {
-  if (!/^postgres(ql)?:\/\//.test(url)) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    // `options` can carry settings, not secrets, but keep the line short.
-    parsed.search = '';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparseable URL)';
-  }
-}
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
 
