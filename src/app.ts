@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import { meRoutes } from './features/auth/auth.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { SessionSchema } from './features/sessions/sessions.schema.js';
+import { ProbeQuietLogController } from './features/system/system.logging.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tasksRoutes } from './features/tasks/tasks.routes.js';
 import { TaskSchema } from './features/tasks/tasks.schema.js';
@@ -63,6 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    logController: new ProbeQuietLogController(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
@@ -114,7 +116,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  // The page reads the document from its documented address (the plugin's default is /docs/json).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, urls: [{ url: `${API_PREFIX}/openapi.json`, name: 'Focus API' }] },
+  });
 
   await app.register(systemRoutes, { storage });
   app.get(
