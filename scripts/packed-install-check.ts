@@ -119,6 +119,9 @@ async function main(): Promise<number> {
     check(listing.includes('package/npm-shrinkwrap.json'), 'the tarball holds the lockfile (npm-shrinkwrap.json)');
     check(!listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'the tarball holds no sources or tests');
     check(!existsSync(join(ROOT, 'npm-shrinkwrap.json')), 'npm pack leaves no npm-shrinkwrap.json behind');
+    // prepack rebuilt dist/ from scratch: the checkout's own `npx focus` must still run it.
+    const own = await sh('npx', ['--no-install', 'focus', '--version'], { cwd: ROOT });
+    check(own.stdout === `${VERSION}\n`, 'npx focus still runs in the checkout after npm pack', own.stderr);
 
     process.stdout.write('packed-install-check: the Dockerfile path (unpacked, npm ci --omit=dev)\n');
     await sh('tar', ['-xzf', tarball, '-C', work], { cwd: work });
