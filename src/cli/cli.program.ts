@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { environmentHelp } from '../config/config.docs.js';
-import { describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
+import { type Config, describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
 import { PACKAGE_ROOT } from '../config/config.variables.js';
 import { addUser, issueToken, listTokens, listUsers, revokeToken } from '../features/auth/auth.service.js';
 import { type Storage, openStorage } from '../storage/database.js';
@@ -16,13 +16,14 @@ function print(result: unknown): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-async function withStorage<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
+/** Opens the configured database, migrated unless told otherwise, for one command. */
+async function withStorage<T>(fn: (storage: Storage, config: Config) => Promise<T>, options = { migrate: true }): Promise<T> {
   const config = loadConfig();
   prepareDatabaseLocation(config);
   const storage = openStorage(config.databaseUrl, { connectTimeoutMs: config.connectTimeoutMs, poolSize: 2 });
   try {
-    await migrateToLatest(storage);
-    return await fn(storage);
+    if (options.migrate) await migrateToLatest(storage);
+    return await fn(storage, config);
   } finally {
     await storage.close();
   }
@@ -46,15 +47,12 @@ export function buildProgram(): Command {
     .description('apply pending migrations (never destructive) to the database DATABASE_URL names')
     .addHelpText('after', prints('{"database":"<where>","applied":["0001_initial",…]}; applied is [] when up to date'))
     .action(async () => {
-      const config = loadConfig();
-      prepareDatabaseLocation(config);
-      const storage = openStorage(config.databaseUrl, { connectTimeoutMs: config.connectTimeoutMs, poolSize: 2 });
-      try {
-        // Not pre-migrated: the result lists what this run applied.
-        print({ database: describeDatabase(config.databaseUrl), applied: await migrateToLatest(storage) });
-      } finally {
-        await storage.close();
-      }
+      // Not pre-migrated: the result lists what this run applied.
+      const migrate = async (storage: Storage, config: Config) => ({
+        database: describeDatabase(config.databaseUrl),
+        applied: await migrateToLatest(storage),
+      });
+      print(await withStorage(migrate, { migrate: false }));
     });
 
   const users = program.command('users').description('add and list users');
