@@ -1,23 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app/app.js';
-import type { Config } from './config/config.js';
+import { type Config, describeDatabase } from './config/config.js';
 import { createAuthService } from './features/auth/auth.service.js';
 import { startJobs } from './server.jobs.js';
-import { isPostgresUrl } from './storage/database.js';
-
-/** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
-export function describeDatabase(url: string): string {
-  if (!isPostgresUrl(url)) return url;
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    // `options` can carry settings, not secrets, but keep the line short.
-    parsed.search = '';
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparseable URL)';
-  }
-}
 
 /** One line, so that it reads well inside a JSON log entry too. */
 const FIRST_RUN_HINT =

@@ -6,6 +6,7 @@ import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
 import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
 import { createSessionsService } from '../features/sessions/sessions.service.js';
+import { ProbeQuietLogController } from '../features/system/system.logging.js';
 import { systemRoutes } from '../features/system/system.routes.js';
 import { tasksRoutes } from '../features/tasks/tasks.routes.js';
 import { createTasksService } from '../features/tasks/tasks.service.js';
@@ -50,6 +51,7 @@ function serverOptions(config: Config, logger: AppOptions['logger']): FastifySer
     requestIdHeader: false,
     genReqId,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    logController: new ProbeQuietLogController(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,

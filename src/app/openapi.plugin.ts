@@ -35,7 +35,11 @@ export const openapiPlugin = fp(
       },
       refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     });
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+    // The page reads the document from its documented address (the plugin's default is /docs/json).
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, urls: [{ url: `${API_PREFIX}/openapi.json`, name: 'Focus API' }] },
+    });
 
     app.get(
       `${API_PREFIX}/openapi.json`,

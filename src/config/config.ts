@@ -1,67 +1,66 @@
-import { type Static, Type } from 'typebox';
-import { Value } from 'typebox/value';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { type Config, DEFAULT_DATA_DIR, VARIABLES, type Variable } from './config.variables.js';
 
-const LogLevel = Type.Union(
-  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-);
-
-export const ConfigSchema = Type.Object({
-  databaseUrl: Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' }),
-  port: Type.Integer({ minimum: 0, maximum: 65535 }),
-  host: Type.String({ minLength: 1 }),
-  logLevel: LogLevel,
-  /** Requests per minute per token; 0 turns rate limiting off. */
-  rateLimit: Type.Integer({ minimum: 0 }),
-  redisUrl: Type.Union([Type.String({ pattern: '^rediss?://.+' }), Type.Null()]),
-  /** Per-statement timeout on PostgreSQL, milliseconds. */
-  statementTimeoutMs: Type.Integer({ minimum: 100 }),
-  /** How long a request may wait for a pooled connection, milliseconds. */
-  connectTimeoutMs: Type.Integer({ minimum: 100 }),
-  poolSize: Type.Integer({ minimum: 1, maximum: 1000 }),
-  /** Trust X-Forwarded-* from a proxy (for client addresses in rate limits and logs). */
-  trustProxy: Type.Boolean(),
-});
-
-export type Config = Static<typeof ConfigSchema>;
+export type { Config } from './config.variables.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const integer = (raw: string | undefined, fallback: number): number | string =>
-  raw === undefined || raw === '' ? fallback : /^-?\d+$/.test(raw) ? Number(raw) : raw;
+/** How a rejected variable is named in the message: `PORT (0–65535)`. */
+export const variableLabel = (v: Variable<unknown>): string => (v.accepts === undefined ? v.name : `${v.name} (${v.accepts})`);
 
-/** Reads and validates the environment; throws ConfigError naming every bad variable. */
+/** Reads and validates the environment; throws one ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const candidate = {
-    databaseUrl: env.DATABASE_URL || 'sqlite:./data/focus.db',
-    port: integer(env.PORT, 8080),
-    host: env.HOST || '127.0.0.1',
-    logLevel: env.LOG_LEVEL || 'info',
-    rateLimit: integer(env.RATE_LIMIT, 600),
-    redisUrl: env.REDIS_URL || null,
-    statementTimeoutMs: integer(env.DB_STATEMENT_TIMEOUT_MS, 10_000),
-    connectTimeoutMs: integer(env.DB_CONNECT_TIMEOUT_MS, 5_000),
-    poolSize: integer(env.DB_POOL_SIZE, 10),
-    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
-  };
-  if (!Value.Check(ConfigSchema, candidate)) {
-    const names: Record<string, string> = {
-      databaseUrl: 'DATABASE_URL (sqlite:<path>, sqlite::memory: or postgres://…)',
-      port: 'PORT (0–65535)',
-      host: 'HOST',
-      logLevel: 'LOG_LEVEL (fatal|error|warn|info|debug|trace|silent)',
-      rateLimit: 'RATE_LIMIT (requests per minute, 0 = off)',
-      redisUrl: 'REDIS_URL (redis://…)',
-      statementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS (≥ 100)',
-      connectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS (≥ 100)',
-      poolSize: 'DB_POOL_SIZE (1–1000)',
-    };
-    const bad = [...Value.Errors(ConfigSchema, candidate)].map((e) => {
-      const key = e.instancePath.replace(/^\//, '');
-      return names[key] ?? key;
-    });
-    throw new ConfigError(`invalid configuration: ${[...new Set(bad)].join(', ')}`);
+  const config: Record<string, unknown> = {};
+  const bad: string[] = [];
+  for (const [key, v] of Object.entries(VARIABLES) as [string, Variable<unknown>][]) {
+    const given = env[v.name];
+    const value = v.parse(given === undefined || given === '' ? v.default : given);
+    if (value === undefined) bad.push(variableLabel(v));
+    config[key] = value;
   }
-  return candidate;
+  if (bad.length > 0) throw new ConfigError(`invalid configuration: ${bad.join(', ')}`);
+  return config as Config;
+}
+
+/** The file a `sqlite:` URL names (absolute, as loadConfig leaves it), or undefined for PostgreSQL and memory. */
+export function sqliteFile(databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('sqlite:')) return undefined;
+  const path = databaseUrl.slice('sqlite:'.length);
+  return path === ':memory:' ? undefined : path;
+}
+
+/** The database a URL names, safe to log: a PostgreSQL password never reaches a log line. */
+export function describeDatabase(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    // `options` can carry settings, not secrets, but keep the line short.
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/**
+ * Before a SQLite file is opened: the default `data/` directory of the installation is
+ * created on first use; any other missing directory is an error, because a mistyped path
+ * would otherwise create directories and a new, empty database where nobody looks.
+ */
+export function prepareDatabaseLocation(config: Config): void {
+  const file = sqliteFile(config.databaseUrl);
+  if (file === undefined) return;
+  const dir = dirname(file);
+  if (existsSync(dir)) return;
+  if (dir === DEFAULT_DATA_DIR) {
+    mkdirSync(dir);
+    return;
+  }
+  throw new ConfigError(
+    `invalid configuration: DATABASE_URL names a file in ${dir}, which does not exist (Focus creates the database file, not its directory)`,
+  );
 }

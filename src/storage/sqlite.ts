@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   type DatabaseConnection,
@@ -105,7 +103,7 @@ export interface OpenedSqlite {
 
 export function openSqlite(url: string, busyTimeoutMs = 5_000): OpenedSqlite {
   const path = sqlitePath(url);
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  // Never creates directories: a mistyped path must fail, not start an empty database elsewhere.
   const raw = new BetterSqlite3(path);
   raw.pragma('journal_mode = WAL');
   // WAL + NORMAL survives a killed process; only an OS crash may lose the last commits.

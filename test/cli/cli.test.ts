@@ -1,10 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
+import { describeDatabase } from '../../src/config/config.js';
+import { VARIABLES } from '../../src/config/config.variables.js';
 import { openStorage } from '../../src/storage/database.js';
 import { describeEachDialect, testConfig, useTestDatabase } from '../helpers/harness.js';
-import { type CliResult, buildOnce, focus, focusBin } from '../helpers/server-process.js';
+import { type CliResult, ROOT, buildOnce, focus, focusBin, focusIn } from '../helpers/server-process.js';
 
 /*
  * The admin CLI as an operator runs it: `npx focus …` in the repository root, the
@@ -46,11 +50,13 @@ describeEachDialect('npx focus', (dialect) => {
 
   const me = (token: string) => app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });
 
-  it('migrate applies every migration on an empty database, then none', async () => {
-    const first = json(await focus(env, 'migrate')) as { applied: string[] };
+  it('migrate applies every migration on an empty database, then none, and says where the database is', async () => {
+    const first = json(await focus(env, 'migrate')) as { database: string; applied: string[] };
+    expect(first.database).toBe(describeDatabase(database.url));
+    expect(first.database).not.toContain('@127.0.0.1:5432/test?');
     expect(first.applied.length).toBeGreaterThan(0);
     expect(first.applied[0]).toBe('0001_initial');
-    expect(json(await focusBin(env, 'migrate'))).toEqual({ applied: [] });
+    expect(json(await focusBin(env, 'migrate'))).toEqual({ database: first.database, applied: [] });
     // The app serves the same database without migrating it again.
     app = await buildApp({ config: testConfig(database.url), logger: false, migrate: false });
     await app.ready();
@@ -82,13 +88,13 @@ describeEachDialect('npx focus', (dialect) => {
       focusBin(env, 'users', 'add', 'carol', '--org', '1', '--colour'),
       focusBin({ DATABASE_URL: 'mysql://x' }, 'migrate'),
     ]);
-    expectOneLineFailure(badHandle, /handle/);
-    expectOneLineFailure(noOrg, /--org/);
+    expectOneLineFailure(badHandle, /handle .*: Alice$/);
+    expectOneLineFailure(noOrg, /^focus: "users add" needs --org <id> \(focus users add --help\)$/);
     expectOneLineFailure(textOrg, /org id .*: x$/);
     expectOneLineFailure(zeroOrg, /org id .*: 0$/);
-    expectOneLineFailure(unknown, /unknown command "frobnicate"/);
-    expectOneLineFailure(none, /missing command/);
-    expectOneLineFailure(unknownOption, /--colour/);
+    expectOneLineFailure(unknown, /^focus: unknown command "frobnicate" \(focus --help\)$/);
+    expectOneLineFailure(none, /^focus: missing command: one of migrate, users, tokens, serve \(focus --help\)$/);
+    expectOneLineFailure(unknownOption, /^focus: unknown option --colour for "users add" \(focus users add --help\)$/);
     expectOneLineFailure(badUrl, /DATABASE_URL/);
     // None of them created anyone.
     const storage = openStorage({ databaseUrl: database.url });
@@ -133,17 +139,91 @@ describeEachDialect('npx focus', (dialect) => {
     }
   }, 90_000);
 
-  it('tokens issue without --ttl never expires; unknown users and bad ttl fail', async () => {
-    const [forever, nobody, badTtl] = await Promise.all([
+  it('tokens issue without --ttl never expires; a long --ttl is fine up to the year 9999', async () => {
+    const [forever, decades] = await Promise.all([
       focusBin(env, 'tokens', 'issue', 'bob'),
-      focusBin(env, 'tokens', 'issue', 'nobody'),
-      focusBin(env, 'tokens', 'issue', 'bob', '--ttl', 'soon'),
+      focusBin(env, 'tokens', 'issue', 'bob', '--name', 'archive', '--ttl', '2000000d'),
     ]);
     const issued = json(forever) as { id: number; token: string; expires_at: null };
     expect(issued.expires_at).toBeNull();
     expect((await me(issued.token)).json()).toEqual({ data: { handle: 'bob', org_ids: [2] } });
-    expectOneLineFailure(nobody, /nobody/);
-    expectOneLineFailure(badTtl, /ttl/);
+    // Seven digits: no hidden cap on the number, only on the date it reaches.
+    const long = json(decades) as { expires_at: string };
+    expect(long.expires_at).toMatch(/^\d{4}-/);
+    expect(Date.parse(long.expires_at) - Date.now()).toBeGreaterThan(1_999_999 * 86_400_000);
+  }, 90_000);
+
+  it('every bad argument gets its own clear message, and nothing is written', async () => {
+    const before = json(await focusBin(env, 'tokens', 'list')) as { data: unknown[] };
+    const cases: [string[], RegExp][] = [
+      [['tokens', 'issue', 'nobody'], /^focus: no user with handle nobody$/],
+      [['tokens', 'issue', 'bob', '--ttl', 'soon'], /^focus: --ttl must be a whole number and a unit s, m, h, d or w .*: soon$/],
+      [['tokens', 'issue', 'bob', '--ttl', '5'], /^focus: --ttl must be a whole number and a unit .*: 5$/],
+      [['tokens', 'issue', 'bob', '--ttl', '1.5d'], /^focus: --ttl must be a whole number and a unit .*: 1\.5d$/],
+      [['tokens', 'issue', 'bob', '--ttl', '-5d'], /^focus: --ttl must be more than zero: -5d$/],
+      [['tokens', 'issue', 'bob', '--ttl', '0h'], /^focus: --ttl must be more than zero: 0h$/],
+      [['tokens', 'issue', 'bob', '--ttl', '99999999d'], /^focus: --ttl 99999999d ends after the year 9999; leave --ttl out for a token that never expires$/],
+      [['tokens', 'issue', 'bob', '--ttl', `${'9'.repeat(400)}s`], /ends after the year 9999/],
+      [['tokens', 'issue', 'bob', '--ttl'], /^focus: --ttl needs a value \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--name', 'a', '--name', 'b'], /^focus: --name given twice$/],
+      [['tokens', 'issue', 'bob', '--name', '   '], /^focus: --name must be 1–200 characters/],
+      [['tokens', 'issue', 'bob', '--name', 'x'.repeat(201)], /^focus: --name must be 1–200 characters/],
+      [['tokens', 'issue', 'bob', '--name', 'a\nb'], /^focus: --name must be .*without control characters$/],
+      [['tokens', 'issue'], /^focus: "tokens issue" needs <handle> \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', 'carol'], /^focus: unexpected argument "carol" for "tokens issue" \(focus tokens issue --help\)$/],
+      [['tokens', 'revoke', '-1'], /^focus: token id must be a whole number from 1 to 9007199254740991: -1$/],
+      [['tokens', 'revoke', '1e3'], /^focus: token id must be a whole number from 1 to 9007199254740991: 1e3$/],
+      [['tokens', 'revoke', '99999999999999999999'], /^focus: token id must be a whole number .*: 99999999999999999999$/],
+      [['tokens', 'list', 'Bob'], /^focus: handle must be .*: Bob$/],
+      [['tokens', 'list', 'nobody'], /^focus: no user with handle nobody$/],
+      [['tokens'], /^focus: missing command after "tokens": one of issue, list, revoke \(focus tokens --help\)$/],
+      [['tokens', 'forge'], /^focus: unknown command "tokens forge" \(focus tokens --help\)$/],
+      [['users', 'list', '--all'], /^focus: unknown option --all for "users list" \(focus users list --help\)$/],
+      [['users', 'add', 'carol', '--org'], /^focus: --org needs a value \(focus users add --help\)$/],
+      [['migrate', 'now'], /^focus: unexpected argument "now" for "migrate" \(focus migrate --help\)$/],
+      [['--colour'], /^focus: unknown option --colour \(focus --help\)$/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => focusBin(env, ...args)));
+    results.forEach((result, i) => {
+      const [args, mentions] = cases[i] as [string[], RegExp];
+      expect(result.code, args.join(' ')).toBe(2);
+      expectOneLineFailure(result, mentions);
+      // Our own words, never the parser's.
+      expect(result.stderr).not.toMatch(/ambiguous|error:|ERR_|at .*\.js/);
+    });
+    expect(json(await focusBin(env, 'tokens', 'list'))).toEqual(before);
+  }, 90_000);
+
+  it('users list and tokens list show metadata only, never a token or its hash', async () => {
+    const users = json(await focus(env, 'users', 'list'));
+    expect(users).toEqual({
+      data: [
+        { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC' },
+        { handle: 'bob', org_ids: [2], timezone: 'UTC' },
+      ],
+    });
+    const issued = json(await focusBin(env, 'tokens', 'issue', 'alice', '--name', 'listed', '--ttl', '1h')) as { id: number; token: string };
+    expect((await me(issued.token)).statusCode).toBe(200);
+    const listed = await focus(env, 'tokens', 'list');
+    const all = json(listed) as { data: Record<string, unknown>[] };
+    expect(listed.stdout).not.toContain(issued.token.slice(4));
+    expect(listed.stdout).not.toMatch(/hash/);
+    const row = all.data.find((t) => t.id === issued.id);
+    expect(row).toEqual({
+      id: issued.id,
+      handle: 'alice',
+      name: 'listed',
+      created_at: expect.stringMatching(/Z$/),
+      expires_at: expect.stringMatching(/Z$/),
+      last_used_at: expect.stringMatching(/Z$/),
+      revoked: false,
+    });
+    for (const t of all.data) expect(Object.keys(t).sort()).toEqual(['created_at', 'expires_at', 'handle', 'id', 'last_used_at', 'name', 'revoked']);
+    expect(all.data.map((t) => t.id)).toEqual([...all.data.map((t) => t.id as number)].sort((a, b) => a - b));
+    const bobs = json(await focusBin(env, 'tokens', 'list', 'bob')) as { data: { handle: string }[] };
+    expect(bobs.data.length).toBeGreaterThan(0);
+    expect(bobs.data.every((t) => t.handle === 'bob')).toBe(true);
+    expect(bobs.data.length + all.data.filter((t) => t.handle === 'alice').length).toBe(all.data.length);
   }, 90_000);
 
   it('tokens revoke turns the token away; unknown ids fail', async () => {
@@ -158,6 +238,9 @@ describeEachDialect('npx focus', (dialect) => {
     const res = await me(issued.token);
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+    const listed = json(await focusBin(env, 'tokens', 'list', 'alice')) as { data: { id: number; revoked: boolean }[] };
+    expect(listed.data.find((t) => t.id === issued.id)?.revoked).toBe(true);
+    expect(listed.data.find((t) => t.id === other.id)?.revoked).toBe(false);
     // Only that token.
     expect((await me(other.token)).statusCode).toBe(200);
 
@@ -168,4 +251,80 @@ describeEachDialect('npx focus', (dialect) => {
     expectOneLineFailure(unknown, /999999/);
     expectOneLineFailure(notANumber, /token id/);
   }, 90_000);
+});
+
+describe('npx focus --help and --version', () => {
+  const names = Object.values(VARIABLES).map((v) => v.name);
+
+  it('print to stdout and exit 0; the help lists every command and every environment variable', async () => {
+    const [help, short, version] = await Promise.all([focus({}, '--help'), focusBin({}, '-h'), focusBin({}, '--version')]);
+    for (const result of [help, short, version]) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+    }
+    expect(short.stdout).toBe(help.stdout);
+    for (const command of ['migrate', 'users add <handle> --org <id>', 'users list', 'tokens issue <handle>', 'tokens list [handle]', 'tokens revoke <id>', 'serve']) {
+      expect(help.stdout).toContain(`focus ${command}`);
+    }
+    for (const name of names) expect(help.stdout).toMatch(new RegExp(`^  ${name}[ =]`, 'm'));
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version.stdout).toBe(`${pkg.version}\n`);
+  }, 60_000);
+
+  it('per command: its own usage, options and result', async () => {
+    const [issue, list, users, serve] = await Promise.all([
+      focusBin({}, 'tokens', 'issue', '--help'),
+      focusBin({}, 'tokens', 'list', '-h'),
+      focusBin({}, 'users', '--help'),
+      focusBin({}, 'serve', '--help'),
+    ]);
+    for (const result of [issue, list, users, serve]) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toBe('');
+    }
+    expect(issue.stdout).toMatch(/^Usage: focus tokens issue \[options\] <handle>/);
+    expect(issue.stdout).toContain('--ttl <duration>');
+    expect(issue.stdout).toContain('--name <label>');
+    expect(issue.stdout).toContain('Prints {"id":1,"token":"fst_…"');
+    expect(list.stdout).toMatch(/^Usage: focus tokens list \[options\] \[handle\]/);
+    expect(users.stdout).toMatch(/add .*<handle>/);
+    expect(users.stdout).toMatch(/list /);
+    for (const name of names) expect(serve.stdout).toContain(name);
+    // Help needs no database and touches none.
+    expect(issue.stdout).not.toBe(list.stdout);
+  }, 60_000);
+});
+
+describe('where the data is', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'focus-where-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a relative sqlite path names the same file from any directory of the installation', async () => {
+    const file = join(dir, 'relative.db');
+    const env = { DATABASE_URL: `sqlite:${relative(ROOT, file)}` };
+    const fromRoot = json(await focusIn(ROOT, env, 'users', 'add', 'alice', '--org', '1'));
+    expect(fromRoot).toEqual({ handle: 'alice', org_ids: [1] });
+    const fromDocs = json(await focusIn(join(ROOT, 'docs'), env, 'migrate')) as { database: string };
+    expect(fromDocs.database).toBe(`sqlite:${file}`);
+    const fromElsewhere = json(await focusIn(dir, env, 'users', 'list'));
+    expect(fromElsewhere).toEqual({ data: [{ handle: 'alice', org_ids: [1], timezone: 'UTC' }] });
+    expect(readdirSync(join(ROOT, 'docs')).some((f) => f === 'data' || f.endsWith('.db'))).toBe(false);
+  }, 60_000);
+
+  it('a missing directory is refused with one line, and not created', async () => {
+    const missing = join(dir, 'nonexistent', 'dir');
+    const results = await Promise.all([
+      focusBin({ DATABASE_URL: `sqlite:${join(missing, 'x.db')}` }, 'migrate'),
+      focusBin({ DATABASE_URL: `sqlite:${join(missing, 'x.db')}` }, 'users', 'add', 'alice', '--org', '1'),
+      focusBin({ DATABASE_URL: `sqlite:${join(missing, 'x.db')}`, PORT: '0' }, 'serve'),
+    ]);
+    for (const result of results) {
+      expectOneLineFailure(result, new RegExp(`^focus: invalid configuration: DATABASE_URL names a file in ${missing}, which does not exist`));
+      expect(result.code).toBe(2);
+    }
+    expect(existsSync(join(dir, 'nonexistent'))).toBe(false);
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { CHROMIUM, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from './browser.js';
 
 /**
  * Says once, loudly, which external services this run covers and which it skips; on
@@ -12,10 +13,12 @@ export default async function setup(): Promise<void> {
   const lines = [
     pgUrl ? `PostgreSQL: every storage and HTTP suite also runs against ${pgUrl.replace(/\/\/[^@]*@/, '//***@')}` : 'PostgreSQL: SKIPPED (set TEST_DATABASE_URL=postgres://… to run every suite on PostgreSQL too)',
     redis ? `Redis: shared rate-limit suites run against ${redis}` : 'Redis: SKIPPED (set TEST_REDIS_URL=redis://… to run the shared rate-limit suites)',
+    chromiumAvailable() ? `Browser: the /docs page is driven in ${CHROMIUM}` : CHROMIUM_SKIP_NOTICE,
   ];
   process.stderr.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
   // In CI a skipped PostgreSQL run is a broken pipeline, not a quiet success.
   if (process.env.CI === 'true' && !pgUrl) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL suites would be skipped');
+  if (process.env.CI === 'true' && !chromiumAvailable()) throw new Error(`CI=true but ${CHROMIUM} is missing: the browser test would be skipped`);
   if (pgUrl) {
     const client = new Client({ connectionString: pgUrl });
     await client.connect();

@@ -95,10 +95,15 @@ export async function focusJson(env: Record<string, string>, ...args: string[]):
   return JSON.parse(result.stdout);
 }
 
-async function exec(file: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+/** The same bin, run from another directory (where the data is must not depend on it). */
+export function focusIn(cwd: string, env: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  return exec(process.execPath, [FOCUS_BIN, ...args], env, cwd);
+}
+
+async function exec(file: string, args: string[], env: Record<string, string>, cwd = ROOT): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(file, args, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       timeout: 60_000,
     });

@@ -129,5 +129,34 @@ export function createAuthRepository(storage: Storage) {
       const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);
     },
+
+    /** Every user with their org ids, by handle: one statement, one row per membership. */
+    async listUsersWithOrgs(db: Db): Promise<{ handle: string; orgIds: number[] }[]> {
+      const rows = await db
+        .selectFrom('users')
+        .leftJoin('memberships', 'memberships.user_id', 'users.id')
+        .select(['users.handle', 'memberships.org_id'])
+        .orderBy('users.handle')
+        .orderBy('memberships.org_id')
+        .execute();
+      const users = new Map<string, number[]>();
+      for (const row of rows) {
+        let orgIds = users.get(row.handle);
+        if (orgIds === undefined) users.set(row.handle, (orgIds = []));
+        if (row.org_id !== null) orgIds.push(row.org_id);
+      }
+      return [...users].map(([handle, orgIds]) => ({ handle, orgIds }));
+    },
+
+    /** Tokens (never their hashes), oldest first; only one user's when userId is given. */
+    async listTokens(db: Db, userId?: number) {
+      let query = db
+        .selectFrom('tokens')
+        .innerJoin('users', 'users.id', 'tokens.user_id')
+        .select(['tokens.id', 'users.handle', 'tokens.name', 'tokens.created_at', 'tokens.expires_at', 'tokens.last_used_at', 'tokens.revoked_at'])
+        .orderBy('tokens.id');
+      if (userId !== undefined) query = query.where('tokens.user_id', '=', userId);
+      return query.execute();
+    },
   };
 }

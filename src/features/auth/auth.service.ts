@@ -12,15 +12,30 @@ export class AdminInputError extends Error {
   override name = 'AdminInputError';
 }
 
-/** Parses a TTL such as `30d`, `12h`, `45m`, `90s`; returns milliseconds. */
-export function parseTtl(ttl: string): number {
-  const match = /^(\d{1,6})([smhdw])$/.exec(ttl);
-  if (match === null) throw new AdminInputError('ttl must look like 90s, 45m, 12h, 30d or 2w');
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-  const ms = Number(match[1]) * unit;
-  if (ms <= 0) throw new AdminInputError('ttl must be positive');
-  return ms;
+const TTL_UNITS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+/** The latest expiry an ISO 8601 instant with a four-digit year can state. */
+const LATEST_EXPIRY_MS = Date.parse('9999-12-31T23:59:59.999Z');
+const NAME_MAX = 200;
+
+/** The expiry `ttl` (`90s`, `45m`, `12h`, `30d`, `2w`) after `now`, in milliseconds since the epoch. */
+export function expiryFromTtl(ttl: string, now: number): number {
+  const match = /^(-?)(\d+)([smhdw])$/.exec(ttl);
+  if (match === null) throw new AdminInputError(`--ttl must be a whole number and a unit s, m, h, d or w (90s, 45m, 12h, 30d, 2w): ${ttl}`);
+  const digits = match[2] ?? '';
+  if (match[1] === '-' || /^0+$/.test(digits)) throw new AdminInputError(`--ttl must be more than zero: ${ttl}`);
+  const expiry = now + Number(digits) * TTL_UNITS[match[3] as keyof typeof TTL_UNITS];
+  if (!(expiry <= LATEST_EXPIRY_MS)) {
+    throw new AdminInputError(`--ttl ${ttl} ends after the year 9999; leave --ttl out for a token that never expires`);
+  }
+  return expiry;
 }
+
+function requireHandle(handle: string): void {
+  if (!isHandle(handle)) throw new AdminInputError(`handle must be 1–64 characters of [a-z0-9._-]: ${handle}`);
+}
+
+/** Users have no home time zone yet (a later migration adds one); every user lists as UTC until then. */
+const DEFAULT_TIMEZONE = 'UTC';
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
@@ -47,7 +62,7 @@ export function createAuthService(storage: Storage) {
     },
 
     async addUser(handle: string, orgIds: readonly number[]) {
-      if (!isHandle(handle)) throw new AdminInputError('handle must be 1–64 characters of [a-z0-9._-]');
+      requireHandle(handle);
       if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
       for (const org of orgIds) {
         if (!Number.isSafeInteger(org) || org < 1) throw new AdminInputError(`org id must be a positive integer: ${org}`);
@@ -58,14 +73,19 @@ export function createAuthService(storage: Storage) {
     },
 
     async issueToken(handle: string, options: { name?: string; ttl?: string } = {}) {
+      const { name } = options;
+      // eslint-disable-next-line no-control-regex
+      if (name !== undefined && (name.trim() === '' || name.length > NAME_MAX || /[\u0000-\u001f\u007f]/.test(name))) {
+        throw new AdminInputError(`--name must be 1–${NAME_MAX} characters, not only spaces, without control characters`);
+      }
+      const now = new Date();
+      const expiresAt = options.ttl === undefined ? null : new Date(expiryFromTtl(options.ttl, now.getTime())).toISOString();
       const user = await repo.findUserByHandle(storage.db, handle);
       if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
-      const now = new Date();
-      const expiresAt = options.ttl === undefined ? null : new Date(now.getTime() + parseTtl(options.ttl)).toISOString();
       const token = generateToken();
       const id = await repo.insertToken(storage.db, {
         userId: user.id,
-        name: options.name ?? null,
+        name: name ?? null,
         tokenHash: hashToken(token),
         createdAt: now.toISOString(),
         expiresAt,
@@ -79,6 +99,33 @@ export function createAuthService(storage: Storage) {
         throw new AdminInputError(`no token with id ${id}`);
       }
       return { id, revoked: true as const };
+    },
+
+    async listUsers() {
+      const users = await repo.listUsersWithOrgs(storage.db);
+      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: DEFAULT_TIMEZONE })) };
+    },
+
+    /** Every token, or one user's: its metadata only, never the token or its hash. */
+    async listTokens(handle?: string) {
+      let userId: number | undefined;
+      if (handle !== undefined) {
+        requireHandle(handle);
+        userId = (await repo.findUserByHandle(storage.db, handle))?.id;
+        if (userId === undefined) throw new AdminInputError(`no user with handle ${handle}`);
+      }
+      const rows = await repo.listTokens(storage.db, userId);
+      return {
+        data: rows.map((t) => ({
+          id: t.id,
+          handle: t.handle,
+          name: t.name,
+          created_at: t.created_at,
+          expires_at: t.expires_at,
+          last_used_at: t.last_used_at,
+          revoked: t.revoked_at !== null,
+        })),
+      };
     },
 
     countUsers: () => repo.countUsers(storage.db),

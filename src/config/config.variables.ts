@@ -1,0 +1,142 @@
+import { isAbsolute, join, resolve, sep } from 'node:path';
+
+/*
+ * Every environment variable Focus reads, in one table: `loadConfig` parses with it, its
+ * error messages name the variable with its `accepts` text, the CLI help and `.env.example`
+ * are rendered from it, and a test holds the README's configuration table to it.
+ */
+
+/** The installation's root (where package.json is), from src/config or dist/config alike. */
+export const PACKAGE_ROOT = resolve(import.meta.dirname, '..', '..');
+
+/** Where the default database lives, inside the installation. */
+export const DEFAULT_DATA_DIR = join(PACKAGE_ROOT, 'data');
+
+export interface Variable<T> {
+  readonly name: string;
+  /** The value used when the variable is unset or empty, as it would be written; undefined: none. */
+  readonly default?: string;
+  /** What a valid value looks like; shown after the name when the value is rejected. */
+  readonly accepts?: string;
+  /** One paragraph of Markdown, for the README, the CLI help and .env.example. */
+  readonly description: string;
+  /** The value from the text (after the default is applied), or undefined when the text is invalid. */
+  parse(raw: string | undefined): T | undefined;
+}
+
+const variable = <T>(v: Variable<T>): Variable<T> => v;
+
+const DECIMAL = /^-?\d{1,16}$/;
+
+const integer =
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  (raw: string | undefined): number | undefined => {
+    if (raw === undefined || !DECIMAL.test(raw)) return undefined;
+    const value = Number(raw);
+    return Number.isSafeInteger(value) && value >= min && value <= max ? value : undefined;
+  };
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const inNodeModules = PACKAGE_ROOT.split(sep).includes('node_modules');
+
+/**
+ * A relative `sqlite:` path is resolved against the installation root, not the current
+ * directory, so `npx focus` from any directory of the checkout opens the same file. In an
+ * installed package (under node_modules) that directory is replaced by an upgrade, so there
+ * a relative path is refused rather than storing data where it would be lost.
+ */
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (/^postgres(ql)?:\/\/.+/.test(raw)) return raw;
+  if (!/^sqlite:.+/.test(raw)) return undefined;
+  const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === ':memory:' || isAbsolute(path)) return `sqlite:${path}`;
+  if (inNodeModules) return undefined;
+  return `sqlite:${resolve(PACKAGE_ROOT, path)}`;
+}
+
+export const VARIABLES = {
+  databaseUrl: variable({
+    name: 'DATABASE_URL',
+    default: 'sqlite:./data/focus.db',
+    accepts: inNodeModules
+      ? 'sqlite:/absolute/path, sqlite::memory: or postgres://…; required where Focus is installed as a package, so that no data lives inside node_modules'
+      : 'sqlite:<path>, sqlite::memory: or postgres://…',
+    description:
+      '`sqlite:<path>`, `sqlite::memory:` (gone when the process ends), or `postgres://user:password@host:5432/db` ' +
+      '(`postgresql://` too). A relative path is relative to the installation (the directory holding ' +
+      '`package.json`), whatever the current directory; an installed package (under `node_modules`) needs an ' +
+      'absolute path. The file is created when missing, its directory never is (except the default `data/`)',
+    parse: databaseUrl,
+  }),
+  port: variable({
+    name: 'PORT',
+    default: '8080',
+    accepts: '0–65535',
+    description: 'TCP port, 0–65535 (`0` picks a free port; the address is logged)',
+    parse: integer(0, 65535),
+  }),
+  host: variable({
+    name: 'HOST',
+    default: '127.0.0.1',
+    description: 'Interface to listen on; `0.0.0.0` for all',
+    parse: (raw) => raw,
+  }),
+  logLevel: variable({
+    name: 'LOG_LEVEL',
+    default: 'info',
+    accepts: LOG_LEVELS.join('|'),
+    description: `${LOG_LEVELS.slice(0, -1).map((l) => `\`${l}\``).join(', ')} or \`${LOG_LEVELS.at(-1)}\`; health probes log at \`debug\``,
+    parse: (raw) => LOG_LEVELS.find((l) => l === raw),
+  }),
+  rateLimit: variable({
+    name: 'RATE_LIMIT',
+    default: '600',
+    accepts: 'requests per minute, 0 = off',
+    description:
+      'Requests per minute per token (and per client address for requests without a valid token); `0` turns rate limiting off',
+    parse: integer(0),
+  }),
+  redisUrl: variable<string | null>({
+    name: 'REDIS_URL',
+    accepts: 'redis://… or rediss://…',
+    description:
+      '`redis://…` or `rediss://…`: all instances share one rate-limit budget; unset, each instance counts on its own',
+    parse: (raw) => (raw === undefined ? null : /^rediss?:\/\/.+/.test(raw) ? raw : undefined),
+  }),
+  poolSize: variable({
+    name: 'DB_POOL_SIZE',
+    default: '10',
+    accepts: '1–1000',
+    description: 'PostgreSQL connections per instance, 1–1000',
+    parse: integer(1, 1000),
+  }),
+  connectTimeoutMs: variable({
+    name: 'DB_CONNECT_TIMEOUT_MS',
+    default: '5000',
+    accepts: '≥ 100',
+    description: 'How long a request waits for a PostgreSQL connection, milliseconds, ≥ 100',
+    parse: integer(100),
+  }),
+  statementTimeoutMs: variable({
+    name: 'DB_STATEMENT_TIMEOUT_MS',
+    default: '10000',
+    accepts: '≥ 100',
+    description: 'PostgreSQL per-statement timeout, milliseconds, ≥ 100',
+    parse: integer(100),
+  }),
+  trustProxy: variable({
+    name: 'TRUST_PROXY',
+    accepts: '0, 1, false or true',
+    description:
+      '`1` or `true`: trust `X-Forwarded-*` from a reverse proxy (client addresses for rate limits and logs); unset, `0` or `false`: ignore them',
+    parse: (raw) => (raw === undefined || raw === '0' || raw === 'false' ? false : raw === '1' || raw === 'true' ? true : undefined),
+  }),
+} as const;
+
+type Parsed<V> = V extends Variable<infer T> ? T : never;
+
+/** The configuration, one field per variable of the table. */
+export type Config = { -readonly [K in keyof typeof VARIABLES]: Parsed<(typeof VARIABLES)[K]> };

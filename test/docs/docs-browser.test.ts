@@ -1,0 +1,75 @@
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
+import { openStorage } from '../../src/storage/database.js';
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
+
+/*
+ * /docs as an integrator meets it: a real browser on a real server process. The page
+ * renders the document, Authorize takes a token, and "Try it out" on GET /me answers 200.
+ */
+
+const available = chromiumAvailable();
+
+// The global set-up says so too; the suite's own name carries the reason into the report.
+describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium: ${CHROMIUM_SKIP_NOTICE}`, () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let browser: Browser;
+  let token: string;
+
+  beforeAll(async () => {
+    await buildOnce();
+    database = await createTestDatabase('sqlite');
+    const storage = openStorage({ databaseUrl: database.url });
+    try {
+      await storage.migrate();
+      const admin = createAuthService(storage);
+      await admin.addUser('alice', [1]);
+      token = (await admin.issueToken('alice', { name: 'browser' })).token;
+    } finally {
+      await storage.close();
+    }
+    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('renders the document, authorizes with a token, and runs GET /me', async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 20_000 }).toContain('Focus API');
+    // The documented address, not the plugin's own copy.
+    expect(requested).toContain('/api/v1/openapi.json');
+    expect(requested).not.toContain('/docs/json');
+
+    await page.locator('.scheme-container button.authorize').click();
+    const dialog = page.locator('.modal-ux');
+    await dialog.locator('#auth-bearer-value').fill(token);
+    await dialog.getByRole('button', { name: 'Apply credentials' }).click();
+    await expect.poll(() => dialog.getByRole('button', { name: 'Remove authorization' }).count()).toBe(1);
+    await dialog.locator('button.btn-done').click();
+
+    const me = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/api/v1/me"]') });
+    await me.locator('.opblock-summary').first().click();
+    await me.locator('button.try-out__btn').click();
+    await me.locator('button.execute').click();
+    const answer = me.locator('.live-responses-table tr.response');
+    await expect.poll(() => answer.locator('.response-col_status').textContent(), { timeout: 20_000 }).toBe('200');
+    const body = await answer.locator('pre code').first().textContent();
+    expect(JSON.parse(body ?? 'null')).toEqual({ data: { handle: 'alice', org_ids: [1] } });
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});
