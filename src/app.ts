@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config/config.js';
+import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { meRoutes } from './features/auth/auth.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { SessionSchema } from './features/sessions/sessions.schema.js';
@@ -11,13 +11,16 @@ import { systemRoutes } from './features/system/system.routes.js';
 import { tasksRoutes } from './features/tasks/tasks.routes.js';
 import { TaskSchema } from './features/tasks/tasks.schema.js';
 import { addAuthHook } from './http/auth.hook.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installJsonDepthLimit } from './http/json-depth.js';
+import { redactingLoggerOptions, requestIdFrom } from './http/log-redaction.js';
 import { MethodIndex } from './http/method-index.js';
 import { installNulGuard } from './http/nul-guard.js';
 import { addConcurrencyGate } from './http/concurrency.js';
 import { ProblemSchema, problemResponses } from './http/problem.schema.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { installBodyDeadline, serverDeadlines } from './http/timeouts.js';
 import { validatorCompiler } from './http/validation.js';
 import { type Storage, openStorage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrator.js';
@@ -32,7 +35,6 @@ const SQLITE_CONCURRENCY = 16;
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
   config: Config;
@@ -49,19 +51,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
-      // Tokens must never reach a log line, even at trace level.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // No secret reaches a log line, even at trace level.
+      ...redactingLoggerOptions,
       // Like every `focus` command: stdout is for results, logs go to stderr.
       stream: process.stderr,
     },
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
-    // A client's x-request-id is kept only when it is short and plain, so it cannot forge log lines.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    ...serverDeadlines(config),
+    clientErrorHandler,
+    // A client's x-request-id is kept only when it can be neither a secret nor a forged log line.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdFrom(req.headers['x-request-id']),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   await installRateLimit(app, { max: config.rateLimit, redisUrl: config.redisUrl });
+  installBodyDeadline(app, config.bodyTimeoutMs);
   installJsonDepthLimit(app);
   installNulGuard(app);
 

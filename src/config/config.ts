@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { TrustProxySchema, parseTrustProxy } from './trust-proxy.js';
 
 const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -18,8 +19,14 @@ export const ConfigSchema = Type.Object({
   /** How long a request may wait for a pooled connection, milliseconds. */
   connectTimeoutMs: Type.Integer({ minimum: 100 }),
   poolSize: Type.Integer({ minimum: 1, maximum: 1000 }),
-  /** Trust X-Forwarded-* from a proxy (for client addresses in rate limits and logs). */
-  trustProxy: Type.Boolean(),
+  /** Whom to believe in X-Forwarded-For: nobody (false), N proxy hops, or these proxy addresses/CIDRs. */
+  trustProxy: TrustProxySchema,
+  /** The request line and headers must arrive within this, milliseconds. */
+  headersTimeoutMs: Type.Integer({ minimum: 100 }),
+  /** The body must arrive within this after the headers, milliseconds. */
+  bodyTimeoutMs: Type.Integer({ minimum: 100 }),
+  /** After SIGTERM, in-flight requests get this long to finish before the process exits anyway, milliseconds. */
+  drainTimeoutMs: Type.Integer({ minimum: 100 }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -43,7 +50,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     statementTimeoutMs: integer(env.DB_STATEMENT_TIMEOUT_MS, 10_000),
     connectTimeoutMs: integer(env.DB_CONNECT_TIMEOUT_MS, 5_000),
     poolSize: integer(env.DB_POOL_SIZE, 10),
-    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 30_000),
+    bodyTimeoutMs: integer(env.BODY_TIMEOUT_MS, 30_000),
+    drainTimeoutMs: integer(env.DRAIN_TIMEOUT_MS, 10_000),
   };
   if (!Value.Check(ConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -56,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       statementTimeoutMs: 'DB_STATEMENT_TIMEOUT_MS (≥ 100)',
       connectTimeoutMs: 'DB_CONNECT_TIMEOUT_MS (≥ 100)',
       poolSize: 'DB_POOL_SIZE (1–1000)',
+      trustProxy: 'TRUST_PROXY (0, false, a hop count, or proxy addresses/CIDRs separated by commas)',
+      headersTimeoutMs: 'HEADERS_TIMEOUT_MS (≥ 100)',
+      bodyTimeoutMs: 'BODY_TIMEOUT_MS (≥ 100)',
+      drainTimeoutMs: 'DRAIN_TIMEOUT_MS (≥ 100)',
     };
     const bad = [...Value.Errors(ConfigSchema, candidate)].map((e) => {
       const key = e.instancePath.replace(/^\//, '');

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
  * (SQLite), every request in flight adds its next step to each turn of the loop: with 50
  * listings in flight a turn took over 100 ms (bench), delaying everything else, health
  * checks included. A few at a time keep the CPU just as busy. A request whose client goes
- * away while it waits never starts.
+ * away while it waits never starts. The slot is taken once the body has arrived: a client
+ * trickling its body in holds none (contract section 6, slow clients).
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
   let running = 0;
@@ -17,7 +18,7 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
     }
     running--;
   };
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('preValidation', (request, reply, done) => {
     const turn = { start: () => done(), gone: false };
     let holding = false;
     const finished = () => {
