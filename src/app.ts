@@ -11,6 +11,7 @@ import { systemRoutes } from './features/system/system.routes.js';
 import { tasksRoutes } from './features/tasks/tasks.routes.js';
 import { TaskSchema } from './features/tasks/tasks.schema.js';
 import { addAuthHook } from './http/auth.hook.js';
+import { installBodilessRoutes } from './http/bodiless.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
 import { installJsonDepthLimit } from './http/json-depth.js';
@@ -93,6 +94,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await installRateLimit(app, { max: config.rateLimit, redisUrl: config.redisUrl });
   installBodyDeadline(app, config.bodyTimeoutMs);
+  installBodilessRoutes(app);
   installJsonDepthLimit(app);
   installNulGuard(app);
 

@@ -19,7 +19,8 @@ export async function participationFor(
 ): Promise<Participation> {
   const p = occurrenceDate === null ? undefined : await repo.participationOf(db, row.id, occurrenceDate, user.id);
   if (row.created_by === user.id) {
-    return { joined: true, role: 'host', joined_at: p?.joined_at ?? row.created_at, completed_at: p?.completed_at ?? null };
+    // The host joined when the session was created; completing adds a row but never moves that (contract section 6).
+    return { joined: true, role: 'host', joined_at: row.created_at, completed_at: p?.completed_at ?? null };
   }
   const collaborators = (await repo.collaboratorHandles(db, [row.id])).get(row.id) ?? [];
   const role = collaborators.includes(user.handle) ? 'collaborator' : p !== undefined ? 'participant' : null;

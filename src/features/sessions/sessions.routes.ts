@@ -113,7 +113,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ storage: Storage }> = a
         summary: 'Delete a session, one occurrence, or the rest of a series (creator only)',
         params: IdParams,
         querystring: DeleteSessionQuery,
-        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 422, ...common) },
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 409, 422, ...common) },
       },
     },
     async (request, reply) => {

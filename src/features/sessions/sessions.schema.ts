@@ -7,6 +7,7 @@ import {
   Limit,
   Nullable,
   PositiveId,
+  READ_ONLY_FIELDS,
   ReadOnlyIgnored,
   StringEnum,
   TrimmedText,
@@ -30,6 +31,18 @@ export const OCCURRENCES = ['daily', 'weekly', 'monthly'] as const;
 export const MONTH_OPTIONS = ['exact', 'week_day'] as const;
 
 export const HANDLE = '^[a-z0-9._-]{1,64}$';
+
+/*
+ * What one session may weigh, so that no request costs more than 200 ms or answers more
+ * than 16 MiB whatever other users stored (contract section 6, "Cost of a request"): a
+ * listing page of 500 items, each repeating its session's fields, stays under ~15 MB of
+ * JSON (docs/security.md has the arithmetic). Measured as the UTF-8 bytes of the JSON the
+ * API answers with, escapes included.
+ */
+export const MAX_WEBSITE_BLOCKER_BYTES = 12 * 1024;
+export const MAX_SNOOZE_APPS_BYTES = 4 * 1024;
+/** Occurrences removed from one series (`scope=occurrence`); each is an EXDATE in `rrule`. */
+export const MAX_REMOVED_OCCURRENCES = 200;
 /** A host name, or an http(s) URL. */
 const URL_OR_HOST =
   '^(?:https?://[^\\s/?#@]+(?:[/?#]\\S*)?|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)$';
@@ -109,18 +122,7 @@ const fields = {
   fallback_option: IntegerEnum([0, 1] as const, { default: 0, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
 };
 
-const readOnly = ReadOnlyIgnored([
-  'id',
-  'created_by',
-  'created_at',
-  'updated_at',
-  'starts_at',
-  'ends_at',
-  'occurrence_date',
-  'participation',
-  'participants_count',
-  'rrule',
-] as const);
+const readOnly = ReadOnlyIgnored(READ_ONLY_FIELDS);
 
 const optional = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as {
   [K in keyof typeof fields]: ReturnType<typeof Type.Optional<(typeof fields)[K]>>;

@@ -1,4 +1,4 @@
-import { type FieldError, forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../http/errors.js';
 import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.service.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
@@ -10,7 +10,7 @@ import { participationFor } from './sessions.participation.js';
 import { type Item, render } from './sessions.records.js';
 import * as repo from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules, isFlagged } from './sessions.rules.js';
-import type { CreateSessionBody, DeleteSessionQuery, Session, UpdateSessionBody } from './sessions.schema.js';
+import { type CreateSessionBody, type DeleteSessionQuery, MAX_REMOVED_OCCURRENCES, type Session, type UpdateSessionBody } from './sessions.schema.js';
 
 export { listSessions } from './sessions.listing.js';
 export { participate } from './sessions.participation.js';
@@ -116,6 +116,12 @@ export async function deleteSession(storage: Storage, user: AuthenticatedUser, i
     const exceptions = (await repo.exceptionsOf(trx, [id])).get(id);
     const date = resolveOccurrence(row, exceptions, query.date);
     if (scope === 'occurrence') {
+      // Each removed occurrence is repeated in every listed item of the series (`rrule` EXDATE).
+      if ((exceptions?.size ?? 0) >= MAX_REMOVED_OCCURRENCES) {
+        throw conflict(
+          `This series already has ${MAX_REMOVED_OCCURRENCES} removed occurrences, the most one series may have; end it with scope=following and create a new one.`,
+        );
+      }
       await repo.addException(trx, id, date);
       return;
     }
