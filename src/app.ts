@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config/config.js';
 import { fastifyTrustProxy } from './config/trust-proxy.js';
 import { meRoutes } from './features/auth/auth.routes.js';
+import { idempotencyPlugin } from './features/idempotency/idempotency.plugin.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { SessionSchema } from './features/sessions/sessions.schema.js';
 import { systemRoutes } from './features/system/system.routes.js';
@@ -14,6 +15,7 @@ import { addAuthHook } from './http/auth.hook.js';
 import { installBodilessRoutes } from './http/bodiless.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { frameworkErrors, installErrorHandling } from './http/error-handler.js';
+import { etagPlugin } from './http/etag.js';
 import { installJsonDepthLimit } from './http/json-depth.js';
 import { redactingLoggerOptions, requestIdFrom } from './http/log-redaction.js';
 import { MethodIndex } from './http/method-index.js';
@@ -97,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installBodilessRoutes(app);
   installJsonDepthLimit(app);
   installNulGuard(app);
+  await app.register(etagPlugin);
 
   await app.register(swagger, {
     openapi: {
@@ -146,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       if (storage.dialect.statementsOnEventLoop) addConcurrencyGate(api, SQLITE_CONCURRENCY);
       addAuthHook(api, storage);
+      await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes);
       await api.register(sessionsRoutes, { storage });
       await api.register(tasksRoutes, { storage });

@@ -3,6 +3,7 @@ import type { Storage } from './database.js';
 import * as initial from './migrations/0001_initial.js';
 import * as sessionNameSearch from './migrations/0002_session_name_search.js';
 import * as sessionListingIndex from './migrations/0003_session_listing_index.js';
+import * as idempotencyKeys from './migrations/0004_idempotency_keys.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003 replaces an index with a wider one). */
 function migrations(storage: Storage): Record<string, Migration> {
@@ -10,6 +11,7 @@ function migrations(storage: Storage): Record<string, Migration> {
     '0001_initial': { up: (db) => initial.up(db, storage.dialect) },
     '0002_session_name_search': { up: (db) => sessionNameSearch.up(db, storage.dialect) },
     '0003_session_listing_index': { up: (db) => sessionListingIndex.up(db) },
+    '0004_idempotency_keys': { up: (db) => idempotencyKeys.up(db, storage.dialect) },
   };
 }
 

@@ -105,6 +105,21 @@ export interface TasksTable {
   updated_at: Instant;
 }
 
+export interface IdempotencyKeysTable {
+  user_id: number;
+  /** As the client sent it, unquoted. */
+  key: string;
+  /** Hash of method, URL and canonical body: what "the same request" means. */
+  fingerprint: string;
+  /** Null while the first request is still running. */
+  status: number | null;
+  content_type: string | null;
+  location: string | null;
+  body: string | null;
+  claimed_at: Instant;
+  expires_at: Instant;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -115,6 +130,7 @@ export interface Database {
   session_participants: SessionParticipantsTable;
   session_exceptions: SessionExceptionsTable;
   tasks: TasksTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
