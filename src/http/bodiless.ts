@@ -30,6 +30,7 @@ export function installBodilessRoutes(app: FastifyInstance): void {
       if (chunk.length === 0) return;
       settle();
       const replay = new PassThrough();
+      replay.on('error', () => undefined);
       replay.write(chunk);
       payload.pipe(replay);
       payload.once('error', (error) => replay.destroy(error));

@@ -54,16 +54,22 @@ const hasBody = (headers: Record<string, string | string[] | undefined>) =>
  * error handler like any other body error.
  */
 export function installBodyDeadline(app: FastifyInstance, bodyTimeoutMs: number): void {
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     if (!hasBody(request.headers)) {
       done(null, payload);
       return;
     }
     const guarded = new PassThrough();
+    // The body reader listens once it reads; a body it never reads (a 413 decided by
+    // Content-Length) must not turn the deadline into an unhandled error.
+    guarded.on('error', () => undefined);
     const timer = setTimeout(() => guarded.destroy(requestTimeout(Math.round(bodyTimeoutMs / 100) / 10)), bodyTimeoutMs);
     const stop = () => clearTimeout(timer);
     payload.once('end', stop);
     payload.once('close', stop);
+    // Answered already (413, 415, …): the deadline no longer matters.
+    reply.raw.once('finish', stop);
+    reply.raw.once('close', stop);
     payload.once('error', (error) => {
       stop();
       guarded.destroy(error);

@@ -77,6 +77,20 @@ describe('slow clients against a real server', () => {
     }
   }, 30_000);
 
+  it('survives the body deadline of a request refused before its body was read (413 by Content-Length)', async () => {
+    const conn = await rawConnect(server.url);
+    try {
+      conn.write(`POST /api/v1/tasks HTTP/1.1\r\nHost: focus\r\nAuthorization: Bearer ${tokens.alice}\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"a":`);
+      expect((await conn.response())?.status).toBe(413);
+      // Past the deadline of the body nobody read: an unhandled stream error here would end the process.
+      await sleep(BODY_MS + 700);
+      expect(server.running).toBe(true);
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    } finally {
+      conn.destroy();
+    }
+  }, 20_000);
+
   it('408s a client that trickles its headers, and closes an idle connection, within the header deadline', async () => {
     const slow = await rawConnect(server.url);
     slow.write('GET /healthz HTTP/1.1\r\nHost: focus\r\nX-Slow: ');
