@@ -73,7 +73,9 @@ const claims = new WeakMap<FastifyRequest, repo.Claim>();
 
 async function claimOrReplay(storage: Storage, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const header = request.headers['idempotency-key'];
-  if (request.method !== 'POST' || header === undefined) return undefined;
+  // A body the request schema refused (routes that collect schema errors still reach here)
+  // runs nothing worth keeping: like every other refusal before the handler, it claims no key.
+  if (request.method !== 'POST' || header === undefined || request.validationError !== undefined) return undefined;
   const key = typeof header === 'string' ? parseIdempotencyKey(header) : undefined;
   if (key === undefined) throw invalidKey();
   const takesBody = request.routeOptions.schema?.body !== undefined;

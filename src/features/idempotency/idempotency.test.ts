@@ -139,6 +139,16 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
     expect(theirs.body.data.id).not.toBe(mine.body.data.id);
   });
 
+  it('keeps nothing for a request its schema refused, so the fixed request runs under the same key', async () => {
+    const key = newKey();
+    const bad = await post(alice, '/api/v1/sessions', { ...sessionBody, duration: 0 }, key);
+    expect(bad.status).toBe(422);
+    expect((await post(alice, '/api/v1/tasks', { context: '' , session_id: sessionId }, key)).status).toBe(422);
+    const fixed = await post(alice, '/api/v1/sessions', sessionBody, key);
+    expect(fixed.status, fixed.text).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+  });
+
   it('answers 400 for a malformed key, and nothing is written', async () => {
     const before = await count('tasks');
     for (const bad of ['x'.repeat(256), '"open', 'caf\u00e9']) {
