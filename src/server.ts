@@ -20,7 +20,12 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    app.log.info({ signal, drainTimeoutMs: config.drainTimeoutMs }, 'shutting down: draining in-flight requests');
+    // Whatever clients do (a body trickling in, a response never read), the process ends.
+    setTimeout(() => {
+      app.log.error({ drainTimeoutMs: config.drainTimeoutMs }, 'drain deadline passed: exiting with requests still in flight');
+      process.exit(1);
+    }, config.drainTimeoutMs).unref();
     app.close().then(
       () => {
         app.log.info('shut down cleanly');

@@ -1,7 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
+import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
+import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
 import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
@@ -13,13 +15,18 @@ import { createTasksService } from '../features/tasks/tasks.service.js';
 import type { Storage } from '../storage/database.js';
 import { API_PREFIX, BODY_LIMIT } from '../toolkit/api.js';
 import { validatorCompiler } from '../toolkit/validation.js';
+import { bodilessPlugin } from './bodiless.plugin.js';
+import { clientErrorHandler } from './client-errors.js';
 import { concurrencyPlugin } from './concurrency.plugin.js';
 import { errorsPlugin, frameworkErrors } from './errors.plugin.js';
+import { etagPlugin } from './etag.plugin.js';
 import { jsonBodyPlugin } from './json-body.plugin.js';
+import { redactingLoggerOptions } from './log-redaction.js';
 import { openapiPlugin } from './openapi.plugin.js';
 import { rateLimitPlugin } from './rate-limit.plugin.js';
 import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
+import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
 
 /**
  * API requests served at once where statements run on the event loop (SQLite; see the
@@ -41,13 +48,15 @@ function serverOptions(config: Config, logger: AppOptions['logger']): FastifySer
   return {
     logger: logger ?? {
       level: config.logLevel,
-      // Tokens must never reach a log line, even at trace level.
-      redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+      // No secret reaches a log line, even at trace level.
+      ...redactingLoggerOptions,
       // Like every `focus` command: stdout is for results, logs go to stderr.
       stream: process.stderr,
     },
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    ...serverDeadlines(config),
+    clientErrorHandler,
     requestIdHeader: false,
     genReqId,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -68,15 +77,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { storage } = app;
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
+  await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });
+  await app.register(bodilessPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(authPlugin, { auth: createAuthService(storage) });
   await app.register(rateLimitPlugin, { max: config.rateLimit, redisUrl: config.redisUrl });
+  await app.register(etagPlugin);
   await app.register(openapiPlugin);
 
   await app.register(systemRoutes, { storage });
   await app.register(
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
+      await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes);
       await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });

@@ -1,17 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+import { requestIdFrom } from './log-redaction.js';
 
 /**
- * A client's x-request-id is kept only when it is short and plain, so it cannot forge
- * log lines. Pass as the `genReqId` server option (with `requestIdHeader: false`).
+ * A client's x-request-id is kept only when it can be neither a secret nor a forged log
+ * line (requestIdFrom). Pass as the `genReqId` server option (with `requestIdHeader: false`).
  */
-export const genReqId: NonNullable<FastifyServerOptions['genReqId']> = (req) => {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-};
+export const genReqId: NonNullable<FastifyServerOptions['genReqId']> = (req) => requestIdFrom(req.headers['x-request-id']);
 
 /** Every response names its request, so a client can quote it and we can find it in the logs. */
 export const requestIdPlugin = fp(

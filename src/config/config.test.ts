@@ -31,6 +31,9 @@ describe('loadConfig', () => {
       connectTimeoutMs: 5000,
       statementTimeoutMs: 10000,
       trustProxy: false,
+      headersTimeoutMs: 30000,
+      bodyTimeoutMs: 30000,
+      drainTimeoutMs: 10000,
     });
   });
 
@@ -44,15 +47,17 @@ describe('loadConfig', () => {
     expect(refusal({ DB_POOL_SIZE: '0' })).toBe('invalid configuration: DB_POOL_SIZE (1–1000)');
     expect(refusal({ DB_CONNECT_TIMEOUT_MS: '99' })).toBe('invalid configuration: DB_CONNECT_TIMEOUT_MS (≥ 100)');
     expect(refusal({ DB_STATEMENT_TIMEOUT_MS: 'soon' })).toBe('invalid configuration: DB_STATEMENT_TIMEOUT_MS (≥ 100)');
-    expect(refusal({ TRUST_PROXY: 'yes' })).toBe('invalid configuration: TRUST_PROXY (0, 1, false or true)');
+    expect(refusal({ TRUST_PROXY: 'yes' })).toBe('invalid configuration: TRUST_PROXY (0, false, a hop count, or proxy addresses/CIDRs separated by commas)');
     expect(refusal({ PORT: 'x', LOG_LEVEL: 'x', DB_POOL_SIZE: '99999999999999999999' })).toBe(
       'invalid configuration: PORT (0–65535), LOG_LEVEL (fatal|error|warn|info|debug|trace|silent), DB_POOL_SIZE (1–1000)',
     );
   });
 
-  it('reads TRUST_PROXY as on or off', () => {
+  it('reads TRUST_PROXY as off, a hop count, or proxy addresses', () => {
     for (const off of ['0', 'false', '']) expect(loadConfig({ TRUST_PROXY: off }).trustProxy).toBe(false);
-    for (const on of ['1', 'true']) expect(loadConfig({ TRUST_PROXY: on }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
   });
 
   describe('a relative sqlite path', () => {

@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve, sep } from 'node:path';
+import { type TrustProxy, parseTrustProxy } from './trust-proxy.js';
 
 /*
  * Every environment variable Focus reads, in one table: `loadConfig` parses with it, its
@@ -127,12 +128,39 @@ export const VARIABLES = {
     description: 'PostgreSQL per-statement timeout, milliseconds, ≥ 100',
     parse: integer(100),
   }),
-  trustProxy: variable({
+  trustProxy: variable<TrustProxy>({
     name: 'TRUST_PROXY',
-    accepts: '0, 1, false or true',
+    accepts: '0, false, a hop count, or proxy addresses/CIDRs separated by commas',
     description:
-      '`1` or `true`: trust `X-Forwarded-*` from a reverse proxy (client addresses for rate limits and logs); unset, `0` or `false`: ignore them',
-    parse: (raw) => (raw === undefined || raw === '0' || raw === 'false' ? false : raw === '1' || raw === 'true' ? true : undefined),
+      'Whom to believe in `X-Forwarded-For` (client addresses for rate limits and logs). Unset, `0` or `false`: nobody. ' +
+      'A number N (`true` = 1): N proxy hops, so the client is the N-th address from the right. A comma-separated list of ' +
+      'proxy addresses or CIDRs (or `loopback`, `linklocal`, `uniquelocal`): the right-most address that is not a listed proxy. ' +
+      'The client-chosen left-most entry never decides',
+    parse: (raw) => {
+      const parsed = parseTrustProxy(raw);
+      return typeof parsed === 'string' || (typeof parsed === 'number' && parsed > 100) ? undefined : parsed;
+    },
+  }),
+  headersTimeoutMs: variable({
+    name: 'HEADERS_TIMEOUT_MS',
+    default: '30000',
+    accepts: '≥ 100',
+    description: 'The request line and headers must arrive within this many milliseconds (408 problem+json, connection closed)',
+    parse: integer(100),
+  }),
+  bodyTimeoutMs: variable({
+    name: 'BODY_TIMEOUT_MS',
+    default: '30000',
+    accepts: '≥ 100',
+    description: 'The body must arrive within this many milliseconds after the headers (408 problem+json, connection closed)',
+    parse: integer(100),
+  }),
+  drainTimeoutMs: variable({
+    name: 'DRAIN_TIMEOUT_MS',
+    default: '10000',
+    accepts: '≥ 100',
+    description: 'After `SIGTERM`/`SIGINT`, in-flight requests get this many milliseconds to finish; then the process exits anyway',
+    parse: integer(100),
   }),
 } as const;
 

@@ -21,10 +21,33 @@ import {
 import type { Database } from './tables.js';
 import { TranslatingDriver } from './translating-driver.js';
 
+const isBusy = (error: unknown) => error instanceof BetterSqlite3.SqliteError && error.code.startsWith('SQLITE_BUSY');
+
 class ImmediateSqliteDriver extends SqliteDriver {
+  /** SQLite has one connection here, used by one caller at a time (Kysely's mutex): one flag suffices. */
+  private inTransaction = false;
+
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    private readonly lockWaitMs: number,
+  ) {
+    super(config);
+  }
+
   /** Every transaction here writes, so take the write lock up front: no upgrade deadlocks, no SQLITE_BUSY mid-transaction. */
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    this.inTransaction = true;
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.inTransaction = false;
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    this.inTransaction = false;
+    await super.rollbackTransaction(connection);
   }
 
   /**
@@ -35,16 +58,39 @@ class ImmediateSqliteDriver extends SqliteDriver {
    */
   override async acquireConnection(): Promise<DatabaseConnection> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return super.acquireConnection();
+    const connection = await super.acquireConnection();
+    return { executeQuery: (query) => this.waitingForLock(() => connection.executeQuery(query)), streamQuery: (query, size) => connection.streamQuery(query, size) };
+  }
+
+  /**
+   * SQLite's busy_timeout waits for another process's write lock synchronously: 8 s held
+   * elsewhere froze the whole server, health checks included. busy_timeout is 0 instead,
+   * and a statement that finds the database locked (outside a transaction, so it did
+   * nothing; `begin immediate` included) is tried again after a pause that lets everything
+   * else run, until lockWaitMs have passed; then SQLITE_BUSY goes up as a 503.
+   */
+  private async waitingForLock<T>(run: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.lockWaitMs;
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await run();
+      } catch (error) {
+        if (this.inTransaction || !isBusy(error) || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(pause * (0.5 + Math.random()), Math.max(1, deadline - Date.now()))));
+      }
+    }
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly database: SqliteDatabase) {
+  constructor(
+    private readonly database: SqliteDatabase,
+    private readonly lockWaitMs: number,
+  ) {
     super({ database });
   }
   override createDriver() {
-    return new TranslatingDriver(new ImmediateSqliteDriver({ database: this.database }), translateSqliteError);
+    return new TranslatingDriver(new ImmediateSqliteDriver({ database: this.database }, this.lockWaitMs), translateSqliteError);
   }
 }
 
@@ -101,7 +147,8 @@ export interface OpenedSqlite {
   dataVersion: () => string;
 }
 
-export function openSqlite(url: string, busyTimeoutMs = 5_000): OpenedSqlite {
+/** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
+export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
   const path = sqlitePath(url);
   // Never creates directories: a mistyped path must fail, not start an empty database elsewhere.
   const raw = new BetterSqlite3(path);
@@ -109,11 +156,12 @@ export function openSqlite(url: string, busyTimeoutMs = 5_000): OpenedSqlite {
   // WAL + NORMAL survives a killed process; only an OS crash may lose the last commits.
   raw.pragma('synchronous = NORMAL');
   raw.pragma('foreign_keys = ON');
-  raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  // Never wait synchronously: ImmediateSqliteDriver waits for locks without blocking the event loop.
+  raw.pragma('busy_timeout = 0');
   // The default 2 MB page cache re-reads pages through the OS on every listing; at 200k sessions a
   // keyword listing ran much faster with 64 MB (docs/performance.md). Memory is only used as pages are read.
   raw.pragma('cache_size = -65536');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw)) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw), lockWaitMs) });
   // data_version moves when another connection (another process) commits; total_changes when this one writes.
   const version = raw.prepare<[], string>("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
   return { db, raw, dataVersion: () => version.get() as string };

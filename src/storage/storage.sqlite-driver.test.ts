@@ -1,5 +1,7 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
+import { sqlitePath } from './sqlite.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
@@ -50,5 +52,26 @@ describe('SQLite driver', () => {
       await other.close();
     }
     expect(fixture.storage.dataVersion()).not.toBe(afterOwnWrite);
+  });
+
+  it('waits for another connection\'s write lock without blocking the event loop', async () => {
+    const { storage } = fixture;
+    const holder = new BetterSqlite3(sqlitePath(fixture.database.url));
+    holder.exec('begin immediate');
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    try {
+      const write = storage.transaction((trx) => trx.insertInto('orgs').values({ id: 78, created_at: '2026-01-01T00:00:00.000Z' }).execute());
+      await new Promise((r) => setTimeout(r, 300));
+      // The timer kept running while the write waited: nothing waited synchronously.
+      expect(ticks).toBeGreaterThan(10);
+      holder.exec('commit');
+      await write;
+      expect(await storage.db.selectFrom('orgs').select('id').where('id', '=', 78).executeTakeFirst()).toEqual({ id: 78 });
+    } finally {
+      clearInterval(ticker);
+      if (holder.inTransaction) holder.exec('rollback');
+      holder.close();
+    }
   });
 });

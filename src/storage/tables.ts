@@ -143,6 +143,21 @@ export interface TasksTable {
   updated_at: Instant;
 }
 
+export interface IdempotencyKeysTable {
+  user_id: number;
+  /** As the client sent it, unquoted. */
+  key: string;
+  /** Hash of method, URL and canonical body: what "the same request" means. */
+  fingerprint: string;
+  /** Null while the first request is still running. */
+  status: number | null;
+  content_type: string | null;
+  location: string | null;
+  body: string | null;
+  claimed_at: Instant;
+  expires_at: Instant;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -154,6 +169,7 @@ export interface Database {
   session_exceptions: SessionExceptionsTable;
   session_occurrences: SessionOccurrencesTable;
   tasks: TasksTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;

@@ -53,14 +53,21 @@ export const payloadTooLarge = (detail: string) => new ApiError(413, 'payload-to
 export const unsupportedMediaType = (detail: string) =>
   new ApiError(415, 'unsupported-media-type', 'Unsupported media type', detail);
 
-export const validationFailed = (errors: FieldError[], detail?: string) =>
-  new ApiError(
+/** A 422 lists at most this many errors, the first ones in document order; `detail` gives the total. */
+export const MAX_LISTED_ERRORS = 100;
+
+/** `total`: how many rules the request breaks, when `errors` already holds only the first ones. */
+export function validationFailed(errors: FieldError[], detail?: string, total = errors.length): ApiError {
+  const listed = errors.slice(0, MAX_LISTED_ERRORS);
+  return new ApiError(
     422,
     'validation-failed',
     'Validation failed',
-    detail ?? `The request breaks ${errors.length === 1 ? 'a field rule' : `${errors.length} field rules`}.`,
-    errors,
+    (detail ?? `The request breaks ${total === 1 ? 'a field rule' : `${total} field rules`}.`) +
+      (total > listed.length ? ` The first ${listed.length} are listed.` : ''),
+    listed,
   );
+}
 
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'rate-limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {

@@ -24,14 +24,17 @@ const describe = (description: string) => ({
 
 /** The error responses an operation documents; every route lists the ones it can answer. */
 export const problems = {
-  400: describe('Malformed JSON or query syntax.'),
+  400: describe('Malformed JSON or query syntax, or a malformed Idempotency-Key.'),
   401: describe('Missing, invalid, expired or revoked token.'),
   403: describe('Visible, but not yours to change.'),
   404: describe('Absent, or not visible to you.'),
-  409: describe('State conflict.'),
+  409: describe('State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After).'),
   413: describe(`Body over ${BODY_LIMIT_LABEL}.`),
   415: describe('Body is not JSON.'),
-  422: describe('A field rule is broken, or a string in the body or query contains NUL (U+0000); `errors` lists every one.'),
+  422: describe(
+    'A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them ' +
+      '(at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request.',
+  ),
   429: describe('Rate limited; see Retry-After.'),
   503: describe('Database unavailable; retry.'),
 } as const;

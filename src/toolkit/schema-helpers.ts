@@ -45,6 +45,14 @@ export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: '
 export const Limit = (max: number, fallback: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1–${max} (default ${fallback}).` });
 
+/**
+ * The read-only fields of every record (contract section 2). Sent in any body they are
+ * ignored, never a 422 (section 6), so a record read back can be sent again.
+ */
+export const READ_ONLY_FIELDS = [
+  'id', 'created_by', 'owner', 'created_at', 'updated_at', 'starts_at', 'ends_at', 'occurrence_date', 'participation', 'participants_count', 'rrule',
+] as const;
+
 /** Read-only fields a client may echo back; accepted and ignored so a record read back can be sent again. */
 export function ReadOnlyIgnored<const K extends readonly string[]>(keys: K) {
   return Object.fromEntries(

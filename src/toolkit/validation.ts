@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { boundedValidator } from './bounded-validation.js';
 import type { FieldError } from './errors.js';
 
 /*
@@ -62,7 +63,7 @@ function compileText(schema: object): ValidateFunction {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? bodyAjv.compile(schema as object) : compileText(schema as object);
+  httpPart === 'body' ? boundedValidator(bodyAjv.compile(schema as object), schema as object) : compileText(schema as object);
 
 const xMessage = (e: ErrorObject): string | undefined => {
   const message = (e.parentSchema as { 'x-message'?: unknown } | undefined)?.['x-message'];

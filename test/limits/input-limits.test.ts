@@ -1,4 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
+import { MAX_REMOVED_OCCURRENCES } from '../../src/features/sessions/sessions.schema.js';
 import { MAX_JSON_DEPTH } from '../../src/toolkit/json-depth.js';
 import { type Response, describeEachDialect, useTestApp } from '../helpers/harness.js';
 
@@ -105,6 +106,87 @@ describeEachDialect('input limits', (dialect) => {
     const forged = Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z\u0000', 1])).toString('base64url');
     expectProblem(await t.alice.get(`/api/v1/sessions?cursor=${forged}`), 422, '/cursor');
   });
+
+  it('refuses a lone UTF-16 surrogate in any text with 422, and keeps well-formed pairs intact', async () => {
+    expectProblem(await t.alice.post('/api/v1/sessions', session({ name: 'a\ud800b' })), 422, '/name');
+    expectProblem(await t.alice.post('/api/v1/sessions', session({ name: 'end\udfff' })), 422, '/name');
+    expectProblem(await t.alice.post('/api/v1/sessions', session({ snooze_apps: { ['\udc00app']: true } })), 422, '/snooze_apps/\udc00app');
+    expectProblem(await t.alice.post('/api/v1/tasks', { session_id: sessionId, context: 'x\ud83d' }), 422, '/context');
+    const bulk = await t.alice.post('/api/v1/tasks/bulk', { session_id: sessionId, tasks: [{ context: 'ok', source: '\ud800', source_id: 1 }] });
+    expectProblem(bulk, 422, '/tasks/0/source');
+    expectProblem(await t.alice.request('PUT', `/api/v1/sessions/${sessionId}`, '{"name":"\\ud800"}'), 422, '/name');
+    // The JSON escape of an emoji's two halves, in order, is one well-formed character.
+    const emoji = await t.alice.request('POST', '/api/v1/tasks', `{"session_id":${sessionId},"context":"focus \\ud83d\\ude00"}`);
+    expect(emoji.status, emoji.text).toBe(201);
+    expect((await t.alice.get(`/api/v1/tasks/${(emoji.body as { data: { id: string } }).data.id}`)).body.data.context).toBe('focus \u{1F600}');
+  });
+
+  it('lists at most 100 errors, the first in document order, and gives the total in detail', async () => {
+    const tasks = Array.from({ length: 1000 }, (_, i) => ({ context: '', source: 'x', source_id: i, ...(i === 0 ? { colour: 'red' } : {}) }));
+    const res = await t.alice.post<{ detail: string; errors: { path: string }[] }>('/api/v1/tasks/bulk', { session_id: sessionId, tasks });
+    expectProblem(res, 422);
+    expect(res.body.errors).toHaveLength(100);
+    expect(res.body.detail).toBe('The request breaks 1001 field rules. The first 100 are listed.');
+    expect(res.body.errors.slice(0, 3).map((e) => e.path)).toEqual(['/tasks/0/context', '/tasks/0/colour', '/tasks/1/context']);
+    expect(res.body.errors.at(-1)?.path).toBe('/tasks/98/context');
+  });
+
+  it('reports an array or map over its limit as one error, without validating its items', async () => {
+    const started = Date.now();
+    const huge = await t.alice.request('POST', '/api/v1/tasks/bulk', `{"session_id":${sessionId},"tasks":[${Array(340_000).fill('{}').join(',')}]}`);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expectProblem(huge, 422);
+    expect(huge.body).toMatchObject({ detail: 'The request breaks a field rule.', errors: [{ path: '/tasks', message: 'must NOT have more than 1000 items (has 340000)' }] });
+    expect(huge.text.length).toBeLessThan(1_000);
+
+    const oversized = await t.alice.post<{ errors: { path: string }[] }>('/api/v1/sessions', session({
+      collaborator: Array(50_000).fill('NOT A HANDLE'),
+      website_blocker: { mode: 'custom', category: Array(5_000).fill(''), urls: Array(20_000).fill('%%') },
+      snooze_apps: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`app${i}`, 'yes'])),
+      recurring_days: Array(50_000).fill(9),
+    }));
+    expectProblem(oversized, 422);
+    expect(oversized.body.errors.map((e) => e.path)).toEqual([
+      '/collaborator', '/website_blocker/category', '/website_blocker/urls', '/snooze_apps', '/recurring_days',
+    ]);
+    // A closed object with more fields than it knows is one error too, not one per unknown field.
+    const flood = await t.alice.post('/api/v1/tasks', Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i])));
+    expectProblem(flood, 422);
+    expect(flood.body.errors).toEqual([{ path: '/', message: expect.stringMatching(/^has 50000 fields; only \d+ are known$/) }]);
+  });
+
+  it('bounds what one session weighs: website_blocker 12 KiB and snooze_apps 4 KiB of JSON', async () => {
+    // 500 host names of the contract fit; the same 500 as long URLs do not.
+    const hosts = Array.from({ length: 500 }, (_, i) => `site${i}.example`);
+    expect((await t.alice.post('/api/v1/sessions', session({ website_blocker: { mode: 'custom', urls: hosts } }))).status).toBe(201);
+    const long = hosts.map((h) => `https://${h}/${'p'.repeat(30)}`);
+    const tooBig = await t.alice.post('/api/v1/sessions', session({ website_blocker: { mode: 'custom', urls: long } }));
+    expectProblem(tooBig, 422, '/website_blocker');
+    expect(tooBig.body.errors[0].message).toMatch(/^takes \d+ bytes as JSON; at most 12288$/);
+    const apps = (length: number) => Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${i}`.padEnd(length, 'a'), true]));
+    expect((await t.alice.post('/api/v1/sessions', session({ snooze_apps: apps(60) }))).status).toBe(201);
+    expectProblem(await t.alice.post('/api/v1/sessions', session({ snooze_apps: apps(90) })), 422, '/snooze_apps');
+    // An update is checked on the merged session too.
+    expectProblem(await t.alice.put(`/api/v1/sessions/${sessionId}`, { snooze_apps: apps(90) }), 422, '/snooze_apps');
+  });
+
+  it(`removes at most ${MAX_REMOVED_OCCURRENCES} occurrences from one series, then answers 409`, async () => {
+    const series = await t.alice.post<{ data: { id: number } }>('/api/v1/sessions', session({ is_recurring: 1, occurrence: 'daily', schedule: '2030-01-01' }));
+    const id = series.body.data.id;
+    const dayOf = (day: number) => new Date(Date.UTC(2030, 0, 1 + day)).toISOString().slice(0, 10);
+    // All but the last through the database, the last through the API (which rewrites rrule);
+    // the first occurrence stays, so that rrule's DTSTART stays before them all.
+    const stored = Array.from({ length: MAX_REMOVED_OCCURRENCES - 1 }, (_, day) => ({ session_id: id, occurrence_date: dayOf(day + 1) }));
+    for (let i = 0; i < stored.length; i += 200) await t.storage.db.insertInto('session_exceptions').values(stored.slice(i, i + 200)).execute();
+    expect((await t.alice.delete(`/api/v1/sessions/${id}?scope=occurrence&date=${dayOf(MAX_REMOVED_OCCURRENCES)}`)).status).toBe(204);
+    const refused = await t.alice.delete(`/api/v1/sessions/${id}?scope=occurrence&date=2033-01-01`);
+    expectProblem(refused, 409);
+    expect(refused.body.detail).toContain(`${MAX_REMOVED_OCCURRENCES} removed occurrences`);
+    const rrule = (await t.alice.get<{ data: { rrule: string } }>(`/api/v1/sessions/${id}`)).body.data.rrule;
+    expect(rrule.split('\n')[2]?.split(',')).toHaveLength(MAX_REMOVED_OCCURRENCES);
+    // Ending the series is still possible.
+    expect((await t.alice.delete(`/api/v1/sessions/${id}?scope=following&date=2033-01-01`)).status).toBe(204);
+  }, 60_000);
 
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const cases: [string, string, string][] = [

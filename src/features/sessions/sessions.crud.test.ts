@@ -243,6 +243,14 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       expect(s.starts_at).toBe('2026-03-10T09:00:00.000Z');
     });
 
+    it('ignores every read-only field of any record, `owner` included, on create and update', async () => {
+      const s = await createSession(t.alice, { owner: 'bob', created_by: 'bob', updated_at: 'x', ends_at: 1 });
+      expect(s.created_by).toBe('alice');
+      const res = await t.alice.put(`/api/v1/sessions/${s.id}`, { ...s, name: 'Renamed', owner: 'bob', created_by: 'bob', id: 1 });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data).toMatchObject({ id: s.id, name: 'Renamed', created_by: 'alice' });
+    });
+
     it('answers 403 for an org the user is not in, 400 for bad JSON, 415 for non-JSON, 401 without a token', async () => {
       const res = await t.alice.post('/api/v1/sessions', sessionBody({ org_id: 2 }));
       expect(res.status).toBe(403);

@@ -83,6 +83,34 @@ describeEachDialect('session participation over HTTP', (dialect) => {
     expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { status: 'waiting' })).status).toBe(409);
   });
 
+  it('keeps the host\'s joined_at at the creation time, also once the host completes', async () => {
+    for (const overrides of [{}, { is_recurring: 1, occurrence: 'daily', schedule: utcToday() }]) {
+      const s = await createSession(t.alice, overrides);
+      const before = (await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participation;
+      expect(before).toEqual({ joined: true, role: 'host', joined_at: s.created_at, completed_at: null });
+      await new Promise((r) => setTimeout(r, 5));
+      const done = await t.alice.post(`/api/v1/sessions/${s.id}/complete`);
+      expect(done.status, done.text).toBe(200);
+      expect(done.body.data.participation.joined_at).toBe(s.created_at);
+      expect(done.body.data.participation.completed_at).not.toBe(s.created_at);
+      expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participation.joined_at).toBe(s.created_at);
+    }
+  });
+
+  it('takes an empty body on join, leave and complete whatever its Content-Type', async () => {
+    const s = await createSession(t.alice, { is_public: true });
+    for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8']) {
+      for (const action of ['join', 'complete']) {
+        const res = await t.erin.request('POST', `/api/v1/sessions/${s.id}/${action}`, '', { 'content-type': type });
+        expect(res.status, `${action} ${type}: ${res.text}`).toBe(200);
+      }
+    }
+    const left = await t.bob.request('POST', `/api/v1/sessions/${s.id}/leave`, '', { 'content-type': 'application/json' });
+    expect(left.status, left.text).toBe(200);
+    // A body that is not empty is still read: malformed JSON stays a 400.
+    expect((await t.bob.request('POST', `/api/v1/sessions/${s.id}/join`, '{', { 'content-type': 'application/json' })).status).toBe(400);
+  });
+
   it('answers 404 for invisible or other-org sessions and 422 for bad dates', async () => {
     const priv = await createSession(t.alice);
     for (const action of ['join', 'leave', 'complete']) {

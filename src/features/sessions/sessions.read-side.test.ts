@@ -3,6 +3,7 @@ import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.j
 import { sessionRow } from '../../../test/helpers/session-row.js';
 import { toJson } from '../../storage/columns.js';
 import { createSessionsService } from './sessions.service.js';
+import { PAGE_BYTE_BUDGET } from './sessions.listing.js';
 import { MAX_REMOVED_OCCURRENCES } from './sessions.schema.js';
 import { type SessionRecord, createSession, listAllSessions as listAll } from './sessions.test-helpers.js';
 
@@ -119,30 +120,28 @@ describeEachDialect('sessions read side', (dialect) => {
   });
 
   it('stops a page at its byte budget and continues it with next_cursor', async () => {
-    const urls = Array.from({ length: 400 }, (_, i) => `https://example.com/${String(i).padStart(4, '0')}/${'x'.repeat(2000)}`);
-    const ids: number[] = [];
-    for (let i = 0; i < 12; i++) {
-      const s = await createSession(t.bob, {
-        name: `heavy ${i}`,
-        schedule: '2031-01-01',
-        website_blocker_enabled: true,
-        website_blocker: { mode: 'custom', urls },
-      });
-      ids.push(s.id);
-    }
-    const first = await t.bob.get('/api/v1/sessions?keyword=heavy&limit=12');
+    // Sessions at the weight limit: a full page of 500 would be several MiB.
+    const urls = Array.from({ length: 60 }, (_, i) => `https://example.com/${String(i).padStart(3, '0')}/${'x'.repeat(180)}`);
+    const blocker = toJson({ mode: 'custom' as const, category: [], urls });
+    const user = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'bob').executeTakeFirstOrThrow();
+    const rows = Array.from({ length: 300 }, (_, i) =>
+      sessionRow(`heavy ${String(i).padStart(3, '0')}`, user.id, { schedule: '2031-01-01', website_blocker_enabled: 1, website_blocker: blocker }),
+    );
+    for (let i = 0; i < rows.length; i += 100) await t.storage.db.insertInto('sessions').values(rows.slice(i, i + 100)).execute();
+    const first = await t.bob.get('/api/v1/sessions?keyword=heavy&limit=500');
     expect(first.status).toBe(200);
-    expect(first.body.data.length).toBeLessThan(12);
+    expect(first.body.data.length).toBeGreaterThan(0);
+    expect(first.body.data.length).toBeLessThan(300);
     expect(first.body.next_cursor).not.toBeNull();
-    expect(first.text.length).toBeLessThan(16 * 1024 * 1024);
+    expect(first.text.length).toBeLessThan(PAGE_BYTE_BUDGET * 1.2);
     // Only next_cursor: null ends the listing; a page may be short while it is set.
-    const seen: number[] = first.body.data.map((s: SessionRecord) => s.id);
+    const seen: string[] = first.body.data.map((s: SessionRecord) => s.name);
     for (let cursor = first.body.next_cursor; cursor !== null; ) {
-      const page = await t.bob.get(`/api/v1/sessions?keyword=heavy&limit=12&cursor=${encodeURIComponent(cursor)}`);
-      seen.push(...page.body.data.map((s: SessionRecord) => s.id));
+      const page = await t.bob.get(`/api/v1/sessions?keyword=heavy&limit=500&cursor=${encodeURIComponent(cursor)}`);
+      seen.push(...page.body.data.map((s: SessionRecord) => s.name));
       cursor = page.body.next_cursor;
     }
-    expect(seen).toEqual(ids);
+    expect(seen).toEqual(rows.map((r) => r.name));
   });
 
   it('lists sessions stored before the occurrence index the same before and after the indexer ran', async () => {

@@ -57,6 +57,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.post(
     '/sessions',
     {
+      config: { etag: true },
       attachValidation: true,
       schema: {
         tags,
@@ -74,6 +75,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.get(
     '/sessions/:id',
     {
+      config: { etag: true },
       schema: {
         tags,
         summary: 'Get a session with your participation',
@@ -91,6 +93,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.put(
     '/sessions/:id',
     {
+      config: { etag: true },
       attachValidation: true,
       schema: {
         tags,
@@ -113,7 +116,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         summary: 'Delete a session, one occurrence, or the rest of a series (creator only)',
         params: IdParams,
         querystring: DeleteSessionQuery,
-        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 422, ...common) },
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 409, 422, ...common) },
       },
     },
     async (request, reply) => {
@@ -140,6 +143,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     app.post(
       `/sessions/:id/${action}`,
       {
+        // The tag of the participation body answered (not of the session, which GET tags).
+        config: { etag: true },
         schema: {
           tags,
           summary: { join: 'Join a session (idempotent)', leave: 'Leave a session', complete: 'Mark your participation complete' }[action],

@@ -6,6 +6,9 @@ import { compareDates } from '../recurrence/recurrence.dates.js';
 import { isValidTimeZone } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import type { SessionModel } from './sessions.model.js';
+import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.schema.js';
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /*
  * The rules the JSON schema cannot state: they span fields, need the stored session
@@ -52,6 +55,10 @@ export async function checkSessionRules(
     if (start !== undefined && compareDates(candidate.recurring_ends as string, start) < 0) {
       errors.add('/recurring_ends', `must be on or after the recurrence start (${start})`);
     }
+  }
+  for (const [field, limit] of [['website_blocker', MAX_WEBSITE_BLOCKER_BYTES], ['snooze_apps', MAX_SNOOZE_APPS_BYTES]] as const) {
+    const size = flagged(field) || candidate[field] == null ? 0 : jsonBytes(candidate[field]);
+    if (size > limit) errors.add(`/${field}`, `takes ${size} bytes as JSON; at most ${limit}`);
   }
   let collaboratorIds: number[] = [];
   const collaborators = candidate.collaborator ?? [];

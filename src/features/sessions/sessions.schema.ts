@@ -15,6 +15,7 @@ import {
   Limit,
   Nullable,
   PositiveId,
+  READ_ONLY_FIELDS,
   ReadOnlyIgnored,
   StringEnum,
   TrimmedText,
@@ -61,6 +62,15 @@ export const SESSION_DEFAULTS = {
   recurring_month_week_day: null,
   fallback_option: 0,
 } as const;
+/*
+ * What one session may weigh, so that no request costs more than 200 ms or answers more
+ * than 16 MiB whatever other users stored (contract section 6, "Cost of a request"): a
+ * listing page of 500 items, each repeating its session's fields, stays well under 16 MiB
+ * of JSON (docs/security.md has the arithmetic; a page also stops at PAGE_BYTE_BUDGET).
+ * Measured as the UTF-8 bytes of the JSON the API answers with, escapes included.
+ */
+export const MAX_WEBSITE_BLOCKER_BYTES = 12 * 1024;
+export const MAX_SNOOZE_APPS_BYTES = 4 * 1024;
 /** A host name, or an http(s) URL. */
 const URL_OR_HOST =
   '^(?:https?://[^\\s/?#@]+(?:[/?#]\\S*)?|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)$';
@@ -140,18 +150,7 @@ const fields = {
   fallback_option: IntegerEnum([0, 1] as const, { default: SESSION_DEFAULTS.fallback_option, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
 };
 
-const readOnly = ReadOnlyIgnored([
-  'id',
-  'created_by',
-  'created_at',
-  'updated_at',
-  'starts_at',
-  'ends_at',
-  'occurrence_date',
-  'participation',
-  'participants_count',
-  'rrule',
-] as const);
+const readOnly = ReadOnlyIgnored(READ_ONLY_FIELDS);
 
 const optional = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as {
   [K in keyof typeof fields]: ReturnType<typeof Type.Optional<(typeof fields)[K]>>;

@@ -113,6 +113,29 @@ describeEachDialect('tasks over HTTP', (dialect) => {
     expect(roundTrip.body.data).toMatchObject({ id: created.id, owner: 'alice', context: 'changed', created_at: created.created_at });
     const again = await t.alice.put(`/api/v1/tasks/${created.id}`, roundTrip.body.data);
     expect(again.status, again.text).toBe(200);
+
+    // Every record's read-only fields, in every body: created_by is a session's, rrule too.
+    const foreign = { created_by: 'bob', starts_at: 'x', participation: {}, rrule: null };
+    const task = await newTask(t.alice, { context: 'any body', session_id: session, ...foreign });
+    expect(task.owner).toBe('alice');
+    expect((await t.alice.put(`/api/v1/tasks/${task.id}`, { is_completed: true, ...foreign })).status).toBe(200);
+    const bulk = await t.alice.post('/api/v1/tasks/bulk', {
+      session_id: session,
+      id: 7,
+      tasks: [{ context: 'imported', source: 'todoist', source_id: 4242, id: '1', owner: 'bob', created_at: 'x', is_completed: undefined }],
+    });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.body.data[0]).toMatchObject({ context: 'imported', owner: 'alice' });
+  });
+
+  it('DELETE takes an empty body whatever its Content-Type', async () => {
+    for (const type of ['application/json', 'text/plain']) {
+      const task = await newTask(t.alice, { context: 'to go', session_id: session });
+      const res = await t.alice.request('DELETE', `/api/v1/tasks/${task.id}`, '', { 'content-type': type });
+      expect(res.status, `${type}: ${res.text}`).toBe(204);
+      const s = await newSession(t.alice, 1);
+      expect((await t.alice.request('DELETE', `/api/v1/sessions/${s}`, '', { 'content-type': type })).status).toBe(204);
+    }
   });
 
   it('PUT changes context and completion, needs one of them, keeps the rest', async () => {

@@ -33,6 +33,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
   app.post(
     '/tasks',
     {
+      config: { etag: true },
       schema: {
         tags,
         summary: 'Create a task',
@@ -62,6 +63,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
   app.get(
     '/tasks/:id',
     {
+      config: { etag: true },
       schema: {
         tags,
         summary: 'Get one of your tasks',
@@ -75,6 +77,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
   app.put(
     '/tasks/:id',
     {
+      config: { etag: true },
       schema: {
         tags,
         summary: 'Change a task’s text or completion',

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Cursor, Instant, Limit, Nullable, PositiveId, ReadOnlyIgnored, TrimmedText } from '../../toolkit/schema-helpers.js';
+import { Cursor, Instant, Limit, Nullable, PositiveId, READ_ONLY_FIELDS, ReadOnlyIgnored, TrimmedText } from '../../toolkit/schema-helpers.js';
 
 export const MAX_BULK_ITEMS = 1000;
 
@@ -24,7 +24,7 @@ export const TaskSchema = Type.Object(
 );
 export type Task = Static<typeof TaskSchema>;
 
-const taskReadOnly = ReadOnlyIgnored(['id', 'owner', 'created_at', 'updated_at'] as const);
+const taskReadOnly = ReadOnlyIgnored(READ_ONLY_FIELDS);
 
 export const CreateTaskBody = Type.Object(
   {
@@ -50,13 +50,14 @@ export const UpdateTaskBody = Type.Object(
 );
 export type UpdateTaskBody = Static<typeof UpdateTaskBody>;
 
-export const BulkItem = Type.Object({ context: Context, source: Source, source_id: SourceId }, { additionalProperties: false });
+export const BulkItem = Type.Object({ context: Context, source: Source, source_id: SourceId, ...taskReadOnly }, { additionalProperties: false });
 export type BulkItem = Static<typeof BulkItem>;
 
 export const BulkBody = Type.Object(
   {
     session_id: SessionId,
     tasks: Type.Array(BulkItem, { minItems: 1, maxItems: MAX_BULK_ITEMS }),
+    ...taskReadOnly,
   },
   { additionalProperties: false },
 );

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
+
+/*
+ * No secret reaches a log line at any level (contract section 6, "Logs"). Secrets arrive
+ * in headers (Authorization, Cookie, X-Api-Key, …), in query strings (`?access_token=`),
+ * in paths, in echoed request ids and in the raw bytes of requests the HTTP parser
+ * rejects (`err.rawPacket`). So: requests are logged by method and a redacted URL only,
+ * never their headers; errors by a fixed list of fields; and every string that does
+ * reach a line is scrubbed of anything shaped like a credential.
+ */
+
+export const REDACTED = '[redacted]';
+
+/**
+ * Shapes a credential has: one of our tokens or secrets by prefix, a bearer or basic
+ * credential, and an unbroken run of more than 20 letters and digits (with `+=_%`) mixing
+ * both (a random secret; ids, dates, words, paths and identifiers in a stack trace are not).
+ */
+const SECRET_SHAPES = /(?:fst_|whsec_)[A-Za-z0-9+/=_-]*|\b(?:Bearer|Basic)\s+\S+|[A-Za-z0-9+=_%]{21,}/gi;
+
+export function scrubSecrets(text: string): string {
+  return text.replace(SECRET_SHAPES, (found) =>
+    /^(?:fst_|whsec_|bearer|basic)/i.test(found) || (/[0-9]/.test(found) && /[A-Za-z]/.test(found)) ? REDACTED : found,
+  );
+}
+
+/**
+ * The URL as logged: the path scrubbed, the query string reduced to its parameter names.
+ * A query value is never logged: any of them could be a token (`?access_token=`).
+ */
+export function redactUrl(url: string): string {
+  const mark = url.indexOf('?');
+  const path = scrubSecrets(mark === -1 ? url : url.slice(0, mark));
+  if (mark === -1) return path;
+  const names = url
+    .slice(mark + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = scrubSecrets(eq === -1 ? pair : pair.slice(0, eq));
+      return eq === -1 ? name : `${name}=…`;
+    });
+  return `${path}?${names.join('&')}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const LONG_RUN = /[A-Za-z0-9_]{21,}/;
+
+/**
+ * A client's `x-request-id` is echoed and logged, so it is kept only when it cannot be a
+ * credential or forge a log line: a UUID, or 1–64 plain characters without a run of more
+ * than 20 letters, digits and underscores (a token is `fst_` + 38). Otherwise the
+ * server makes its own.
+ */
+export function requestIdFrom(given: string | string[] | undefined): string {
+  if (typeof given === 'string' && (UUID.test(given) || (PLAIN_ID.test(given) && !LONG_RUN.test(given)))) return given;
+  return randomUUID();
+}
+
+interface LoggedError {
+  [field: string]: unknown;
+  type: string;
+  message: string;
+  stack: string;
+  code?: string;
+  statusCode?: number;
+  constraint?: string;
+  cause?: LoggedError;
+}
+
+/**
+ * Errors by a fixed list of fields. Pino's default copies every enumerable property, which
+ * is how a parser error's `rawPacket` (the request's bytes, bearer token included) got out.
+ */
+export function serializeError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { type: typeof error, message: scrubSecrets(String(error)), stack: '' };
+  const e = error as Error & { code?: unknown; statusCode?: unknown; constraint?: unknown };
+  return {
+    type: e.name,
+    message: scrubSecrets(e.message),
+    stack: scrubSecrets(e.stack ?? ''),
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e.statusCode === 'number' ? { statusCode: e.statusCode } : {}),
+    ...(typeof e.constraint === 'string' ? { constraint: e.constraint } : {}),
+    ...(e.cause !== undefined && depth < 3 ? { cause: serializeError(e.cause, depth + 1) } : {}),
+  };
+}
+
+/** Headers that carry credentials, in case anything ever logs a request's headers. */
+const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-access-token', 'x-request-id'];
+
+type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;
+
+/** Pino options that keep secrets out of every line; spread into the logger options. */
+export const redactingLoggerOptions = {
+  serializers: {
+    req: (request: FastifyRequest) => ({
+      method: request.method,
+      url: redactUrl(request.url),
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    }),
+    err: (error: unknown) => serializeError(error),
+  },
+  redact: {
+    paths: SECRET_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`, `request.headers["${h}"]`]).concat(['rawPacket', 'err.rawPacket', 'error.rawPacket']),
+    censor: REDACTED,
+  },
+  hooks: {
+    // Message strings and their interpolated arguments, scrubbed like everything else.
+    logMethod(this: unknown, args: unknown[], method: (...args: unknown[]) => void) {
+      method.apply(this, args.map((a) => (typeof a === 'string' ? scrubSecrets(a) : a)));
+    },
+  },
+} satisfies LoggerOptions;

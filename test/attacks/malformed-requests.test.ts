@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type RawResponse, rawConnect } from '../helpers/raw-http.js';
+import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
+
+/*
+ * Issue 10, finding 6 (first part): requests Node's HTTP parser rejects before any route
+ * runs are answered problem+json like every other error, and the connection is closed.
+ */
+
+beforeAll(buildOnce, 180_000);
+
+describe('requests the HTTP parser rejects', () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await database?.drop();
+  });
+
+  async function send(bytes: string): Promise<{ answer: RawResponse | undefined; closed: boolean }> {
+    const conn = await rawConnect(server.url);
+    try {
+      conn.write(bytes);
+      const answer = await conn.response();
+      const closed = await Promise.race([conn.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2_000))]);
+      return { answer, closed };
+    } finally {
+      conn.destroy();
+    }
+  }
+
+  function expectProblem(result: { answer: RawResponse | undefined; closed: boolean }, status: number) {
+    expect(result.answer?.status).toBe(status);
+    expect(result.answer?.headers['content-type']).toBe('application/problem+json');
+    const body = JSON.parse(result.answer?.body ?? '{}') as Record<string, unknown>;
+    expect(body).toMatchObject({ status, type: expect.stringMatching(/^https:\/\/focus\.dev\/problems\//), title: expect.any(String), detail: expect.any(String) });
+    expect(result.closed).toBe(true);
+  }
+
+  it('answers a garbled request line with 400 problem+json and closes the connection', async () => {
+    expectProblem(await send('GARBAGE\r\n\r\n'), 400);
+    expectProblem(await send('GET / HTTP/9.9\r\nHost: x\r\n\r\n'), 400);
+  });
+
+  it('answers a malformed header with 400 problem+json', async () => {
+    expectProblem(await send('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 400);
+    expectProblem(await send('POST /api/v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n'), 400);
+    expectProblem(await send('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Ctl: a\u0001b\r\n\r\n'), 400);
+  });
+
+  it('answers headers over 16 KiB with 431 problem+json', async () => {
+    expectProblem(await send(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431);
+  });
+
+  it('keeps serving everyone else', async () => {
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});
