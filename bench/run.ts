@@ -104,26 +104,19 @@ function postgresUrl(base: string, schema: string): string {
   return url.toString();
 }
 
-async function freshPostgresSchema(base: string, schema: string): Promise<void> {
+/** Runs statements on a connection of its own (schema DDL outside any pool the bench or the service uses). */
+async function adminQueries(base: string, statements: string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.query(`create schema ${schema}`);
+    for (const statement of statements) await admin.query(statement);
   } finally {
     await admin.end();
   }
 }
 
-async function dropPostgresSchema(base: string, schema: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try {
-    await admin.query(`drop schema if exists ${schema} cascade`);
-  } finally {
-    await admin.end();
-  }
-}
+const freshPostgresSchema = (base: string, schema: string) => adminQueries(base, [`drop schema if exists ${schema} cascade`, `create schema ${schema}`]);
+const dropPostgresSchema = (base: string, schema: string) => adminQueries(base, [`drop schema if exists ${schema} cascade`]);
 
 function freshSqliteFile(name: string): string {
   const dir = join(tmpdir(), 'focus-bench');
@@ -855,6 +848,8 @@ async function main(): Promise<void> {
   writeFileSync(`${args.out}.json`, `${JSON.stringify(out, null, 2)}\n`);
   writeFileSync(`${args.out}.txt`, `${lines.join('\n')}\n`);
   process.stderr.write(`wrote ${args.out}.json and ${args.out}.txt\n`);
+  // The PostgreSQL server is shared: leave no scale-1 copy of the data behind (SQLite's file is in tmpdir, replaced by the next run).
+  if (db.schema !== undefined && POSTGRES_URL !== undefined) await dropPostgresSchema(POSTGRES_URL, db.schema);
 }
 
 interface Goal {
