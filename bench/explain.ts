@@ -13,7 +13,7 @@ import {
   type UnknownRow,
   createQueryId,
 } from 'kysely';
-import type { Storage } from '../src/storage/database.js';
+import type { Storage } from './service-calls.js';
 
 class CapturePlugin implements KyselyPlugin {
   readonly nodes: RootOperationNode[] = [];
@@ -34,7 +34,7 @@ export interface Plan {
 }
 
 /** Tables that grow with the data; a scan of a tiny table (orgs) is the right plan. */
-const BIG_TABLES = ['sessions', 'tasks', 'session_participants', 'session_collaborators', 'tokens', 'memberships', 'users'];
+const BIG_TABLES = ['sessions', 'tasks', 'session_participants', 'session_collaborators', 'session_exceptions', 'tokens', 'memberships', 'users'];
 const ALIASES: Record<string, string> = { s: 'sessions', u: 'users', sp: 'session_participants', sc: 'session_collaborators' };
 
 /**

@@ -54,8 +54,11 @@ export interface Storage {
    * (PostgreSQL), and then nothing may be cached. Read it before the data it guards.
    */
   dataVersion(): string | undefined;
-  /** Applies every pending migration (safe from many processes at once); returns the names applied. */
-  migrate(): Promise<string[]>;
+  /**
+   * Applies every pending migration, or those up to the one named `upTo` (the bench builds
+   * an old schema that way); safe from many processes at once. Returns the names applied.
+   */
+  migrate(upTo?: string): Promise<string[]>;
   /** Keeps the planner's statistics current where the engine does not. */
   refreshStatistics(): Promise<void>;
   /** Resolves when the database answers a trivial query. */
@@ -100,7 +103,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       }
     },
     dataVersion: () => sqlite?.dataVersion(),
-    migrate: () => runMigrations(db, dialect),
+    migrate: (upTo) => runMigrations(db, dialect, upTo),
     refreshStatistics: () => dialect.refreshStatistics(db),
     async ping() {
       await sql`select 1`.execute(db);

@@ -32,8 +32,11 @@ function otherSchemaVanished(error: unknown, ours: string | undefined): boolean 
   return ours === undefined || !error.message.includes(`"${ours}"`);
 }
 
-/** Applies every pending migration; safe to run from many instances at once (see Dialect.withMigrationLock). */
-export async function runMigrations(database: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+/**
+ * Applies every pending migration (or those up to `upTo`, by name); safe to run from many
+ * instances at once (see Dialect.withMigrationLock).
+ */
+export async function runMigrations(database: Kysely<Database>, dialect: Dialect, upTo?: string): Promise<string[]> {
   const result: MigrationResultSet = await dialect.withMigrationLock(database, async (db, schema) => {
     const migrator = new Migrator({
       db,
@@ -43,7 +46,7 @@ export async function runMigrations(database: Kysely<Database>, dialect: Dialect
       ...(schema === undefined ? {} : { migrationTableSchema: schema }),
     });
     for (let attempt = 1; ; attempt++) {
-      const outcome = await migrator.migrateToLatest();
+      const outcome = await (upTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(upTo));
       if (attempt >= 3 || !otherSchemaVanished(outcome.error, schema)) return outcome;
     }
   });

@@ -1,0 +1,84 @@
+/**
+ * Everything the bench takes from `src/`, in one place: when `src/` moves or renames
+ * something, this is the one file to fix. The rest of `bench/` drives the service over
+ * HTTP, or reaches the database through what is exported here.
+ */
+import { createAuthService } from '../src/features/auth/auth.service.js';
+import type { ListSessionsQuery } from '../src/features/sessions/sessions.schema.js';
+import { createSessionsService } from '../src/features/sessions/sessions.service.js';
+import { createTasksService } from '../src/features/tasks/tasks.service.js';
+import { type Storage, openStorage as open } from '../src/storage/database.js';
+
+export { generateToken, hashToken } from '../src/features/auth/auth.token.js';
+export { addDays } from '../src/features/recurrence/recurrence.dates.js';
+export { type SessionModel, columnsOf as sessionColumns } from '../src/features/sessions/sessions.model.js';
+/** A session's writable state with every optional field at its default. */
+export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export type { Storage } from '../src/storage/database.js';
+export type { Database } from '../src/storage/tables.js';
+
+export const openStorage = (url: string, options: { poolSize?: number; statementTimeoutMs?: number } = {}) => open({ databaseUrl: url, ...options });
+export const migrateToLatest = (storage: Storage) => storage.migrate();
+
+/**
+ * The schema the migration measurement starts from: the bench copies the seeded rows into
+ * a database migrated only this far, then times `migrateToLatest` on it (what upgrading a
+ * populated production database costs). Released migration names never change.
+ */
+export const MIGRATION_BASE = '0001_initial';
+
+/** Migrates an empty database to MIGRATION_BASE only, with the bookkeeping migrateToLatest expects. */
+export async function migrateToBase(storage: Storage): Promise<void> {
+  await storage.migrate(MIGRATION_BASE);
+}
+
+/** Sessions indexed per step while seeding: large, since nothing else runs meanwhile. */
+const INDEX_BATCH = 2_000;
+
+/**
+ * Runs after the seeder's plain inserts, timed as its own seed step: what the server's
+ * background indexer does at start-up, the occurrence index of every seeded session (its
+ * first-occurrence instants and rrule too), then fresh planner statistics.
+ */
+export async function afterSeed(storage: Storage): Promise<void> {
+  const sessions = createSessionsService(storage);
+  while ((await sessions.indexStep(INDEX_BATCH)) > 0);
+  await storage.refreshStatistics();
+}
+
+/** One service call whose statements the bench captures and explains; query values as in the URL. */
+export type ServiceCall =
+  | { kind: 'authenticate' }
+  | { kind: 'listTasks'; query: Record<string, string> }
+  | { kind: 'listSessions'; query: Record<string, string> }
+  | { kind: 'getSession'; id: number };
+
+const NUMERIC_PARAMS = new Set(['limit', 'completed', 'org_id', 'session_id']);
+
+/** URL query values → the typed query the service receives after validation. */
+function typedQuery<T>(query: Record<string, string>): T {
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, NUMERIC_PARAMS.has(k) ? Number(v) : v])) as T;
+}
+
+/**
+ * The call, ready to run in-process as the token's user against a given storage (the bench
+ * passes a capturing one). The user is authenticated here, on `storage`, so that only the
+ * call's own statements run on the storage given later (authentication is its own call).
+ */
+export async function prepareCall(storage: Storage, token: string, call: ServiceCall): Promise<(on: Storage) => Promise<unknown>> {
+  if (call.kind === 'authenticate') return (on) => createAuthService(on).authenticate(token);
+  const user = await createAuthService(storage).authenticate(token);
+  if (user === undefined) throw new Error('the bench token does not authenticate');
+  switch (call.kind) {
+    case 'listTasks':
+      return (on) => createTasksService(on).list(user, typedQuery(call.query));
+    case 'listSessions':
+      return (on) => createSessionsService(on).list(user, typedQuery<ListSessionsQuery>(call.query));
+    case 'getSession':
+      return (on) => createSessionsService(on).get(user, call.id);
+    default: {
+      const unreachable: never = call;
+      throw new Error(`unknown call ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
