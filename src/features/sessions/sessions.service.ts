@@ -2,6 +2,7 @@ import type { Storage } from '../../storage/database.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
+import { logSessionChange } from './sessions.changes.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
@@ -60,6 +61,7 @@ async function createSession(
     const newId = await ctx.sessions.insert(trx, { ...columnsOf(model, now), created_by: user.id, created_at: now });
     await ctx.sessions.replaceCollaborators(trx, { sessionId: newId, userIds: collaboratorIds });
     await reindexSession(ctx, trx, newId);
+    await logSessionChange(ctx, trx, { action: 'created', user, now, after: { id: newId, org_id: model.org_id, created_by: user.id } });
     return newId;
   });
   return getSession(ctx, user, id);
@@ -97,7 +99,9 @@ async function updateSession(
     const before = columnsOf(current, row.updated_at, exceptions);
     const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
     if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(before)) return;
-    await ctx.sessions.update(trx, id, { ...columns, updated_at: new Date().toISOString() });
+    const now = new Date().toISOString();
+    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row, after: { id, org_id: merged.org_id, created_by: row.created_by } });
+    await ctx.sessions.update(trx, id, { ...columns, updated_at: now });
     if (collaboratorsChanged || merged.org_id !== current.org_id) {
       await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
     }
@@ -119,6 +123,7 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
     if (row.created_by !== user.id) throw forbidden('Only the creator may delete this session.');
     if (scope === 'series') {
       if (query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
+      await logSessionChange(ctx, trx, { action: 'deleted', user, now: new Date().toISOString(), before: row });
       await ctx.sessions.delete(trx, id);
       return;
     }
@@ -133,6 +138,7 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
           `A series keeps at most ${MAX_REMOVED_OCCURRENCES} removed occurrences; end it (scope=following) or change its pattern instead.`,
         );
       }
+      await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
       await ctx.sessions.addException(trx, { sessionId: id, date });
       await ctx.participants.remove(trx, { sessionId: id, date });
       await ctx.index.remove(trx, { sessionId: id, date });
@@ -143,9 +149,11 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
     const pattern = seriesPattern(row, exceptions);
     const previous = pattern === null ? null : previousOccurrenceBefore(pattern, date);
     if (previous === null) {
+      await logSessionChange(ctx, trx, { action: 'deleted', user, now, before: row });
       await ctx.sessions.delete(trx, id);
       return;
     }
+    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
     const { starts_at, ends_at, rrule } = columnsOf({ ...model, recurring_ends: previous }, now, exceptions);
     await ctx.sessions.update(trx, id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
     await ctx.participants.deleteFrom(trx, { sessionId: id, date });
