@@ -26,6 +26,8 @@ export interface UsersTable {
   id: Generated<number>;
   handle: string;
   created_at: Instant;
+  /** IANA name in its canonical spelling; the database fills in `UTC`. */
+  timezone: Generated<string>;
 }
 
 export interface OrgsTable {

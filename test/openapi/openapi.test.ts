@@ -131,7 +131,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
       if (op.parameters?.some((p) => p.in === 'query')) expect(codes, `${where} documents 422 for a bad query`).toContain('422');
     }
     const bodies = operations(doc).filter(([, , op]) => op.requestBody !== undefined).map(([m, p]) => `${m} ${p}`);
-    expect(bodies.sort()).toEqual(['post /api/v1/sessions', 'post /api/v1/tasks', 'post /api/v1/tasks/bulk', 'put /api/v1/sessions/{id}', 'put /api/v1/tasks/{id}']);
+    expect(bodies.sort()).toEqual(['post /api/v1/sessions', 'post /api/v1/tasks', 'post /api/v1/tasks/bulk', 'put /api/v1/me', 'put /api/v1/sessions/{id}', 'put /api/v1/tasks/{id}']);
   });
 
   it('resolves every $ref to a schema under #/components/schemas', () => {
@@ -195,6 +195,8 @@ describeEachDialect('OpenAPI document', (dialect) => {
     check('get', '/api/v1/tasks', tasks.status, tasks.body);
     const me = await t.alice.get('/api/v1/me');
     check('get', '/api/v1/me', me.status, me.body);
+    const moved = await t.alice.put('/api/v1/me', { timezone: 'UTC' });
+    check('put', '/api/v1/me', moved.status, moved.body);
     const invalid = await t.alice.post('/api/v1/tasks', { context: ' ', session_id: id });
     check('post', '/api/v1/tasks', invalid.status, invalid.body);
     const missing = await t.alice.get('/api/v1/tasks/999999');

@@ -54,7 +54,8 @@ async function createSession(
   body: CreateSessionBody,
   schemaErrors: readonly FieldError[] = [],
 ): Promise<Session> {
-  const model = { ...SESSION_DEFAULTS, ...writableFields(body, (field) => isFlagged(schemaErrors, field)) } as SessionModel;
+  // Without a zone of its own, a session takes place where its creator lives (contract section 6).
+  const model = { ...SESSION_DEFAULTS, timezone: user.timezone, ...writableFields(body, (field) => isFlagged(schemaErrors, field)) } as SessionModel;
   const now = new Date().toISOString();
   const id = await ctx.storage.transaction(async (trx) => {
     const collaboratorIds = await checkSessionRules(ctx, trx, user, model, schemaErrors);
