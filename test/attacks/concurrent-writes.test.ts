@@ -141,4 +141,36 @@ describeEachDialect('concurrent writes to one record (real server processes)', (
     expect(outcomes.flatMap((o) => o.statuses).filter((s) => s !== 200)).toEqual([]);
     expect(outcomes.filter((o) => o.context !== `edited ${o.i}` || !o.completed)).toEqual([]);
   });
+
+  /*
+   * Contract section 7: If-Match is compared inside the write transaction, after the row
+   * lock. Two writes that both send the tag of one GET: the first changes the record and
+   * its tag, so the second must be 412 and change nothing, whichever instance each reaches.
+   */
+  for (const kind of ['sessions', 'tasks'] as const) {
+    it(`lets exactly one of two writes with the same If-Match through (${kind}); the other is 412`, { timeout: 60_000 }, async () => {
+      const ids: (number | string)[] = kind === 'sessions' ? await createSessions(PAIRS) : await createTasks(PAIRS);
+      type Change = (i: number) => Record<string, unknown>;
+      const [first, second]: [Change, Change] = kind === 'sessions'
+        ? [(i) => ({ name: `First ${i}` }), (i) => ({ duration: 45 + i })]
+        : [(i) => ({ context: `first ${i}` }), () => ({ is_completed: true })];
+      const outcomes = await inParallel(ids, WIDTH, async (id, i) => {
+        const url = `/api/v1/${kind}/${id}`;
+        const tag = (await call(0, 'GET', url, alice)).headers.etag ?? '';
+        const answers = await race(
+          (side) => call(side, 'PUT', url, alice, first(i), { 'if-match': tag }),
+          (side) => call(side, 'PUT', url, alice, second(i), { 'if-match': tag }),
+        );
+        const after = (await call(0, 'GET', url, alice)).body as Data<Record<string, unknown>>;
+        return { statuses: answers.map((a) => a.status), after: after.data, i };
+      });
+      for (const { statuses, after, i } of outcomes) {
+        expect([...statuses].sort(), JSON.stringify(after)).toEqual([200, 412]);
+        // Only the winner's field changed.
+        const [winner, loser] = statuses[0] === 200 ? [first(i), second(i)] : [second(i), first(i)];
+        expect(after).toMatchObject(winner);
+        expect(after).not.toMatchObject(loser);
+      }
+    });
+  }
 });

@@ -1,5 +1,6 @@
 import type { Db, Storage } from '../../storage/database.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
+import type { Precondition } from '../../toolkit/entity-tags.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -21,6 +22,13 @@ export type TasksService = ReturnType<typeof createTasksService>;
 /** The caller's own tasks, one at a time or imported in bulk. Built once per storage. */
 export function createTasksService(storage: Storage) {
   const repo = createTasksRepository(storage);
+
+  /** Locks the caller's task and checks the precondition against the record GET answers. */
+  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<void> {
+    const row = await repo.lock(trx, { ownerId: user.id, id });
+    if (row === undefined) throw notFound('task');
+    await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
+  }
 
   return {
     async list(user: AuthenticatedUser, query: ListTasksQuery) {
@@ -72,23 +80,24 @@ export function createTasksService(storage: Storage) {
       }
     },
 
-    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody): Promise<Task> {
+    /** Reads, compares (`precondition`: the request's If-Match) and writes in one transaction, the row locked first. */
+    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody, precondition?: Precondition<Task>): Promise<Task> {
       if (body.context === undefined && body.is_completed === undefined) {
         throw validationFailed([{ path: '/', message: 'send at least one of context, is_completed' }]);
       }
-      const row = await repo.update(storage.db, {
-        ownerId: user.id,
-        id,
-        context: body.context?.trim(),
-        isCompleted: body.is_completed,
-        now: new Date().toISOString(),
+      const row = await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
+        return repo.update(trx, { ownerId: user.id, id, context: body.context?.trim(), isCompleted: body.is_completed, now: new Date().toISOString() });
       });
       if (row === undefined) throw notFound('task');
       return toTask(row, user.handle);
     },
 
-    async delete(user: AuthenticatedUser, id: number): Promise<void> {
-      if (!(await repo.delete(storage.db, { ownerId: user.id, id }))) throw notFound('task');
+    async delete(user: AuthenticatedUser, id: number, precondition?: Precondition<Task>): Promise<void> {
+      await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
+        await repo.delete(trx, { ownerId: user.id, id });
+      });
     },
 
     /**
