@@ -97,6 +97,14 @@ describeEachDialect('If-Match on PUT and DELETE', (dialect) => {
     expectPreconditionFailed(await withIfMatch(t.alice, 'PUT', url, tag, { name: 'Bob\'s view' }));
   });
 
+  it('checks the tag before a session body\'s rules; a task body that breaks a rule is 422 first', async () => {
+    const sessionId = (await t.alice.post('/api/v1/sessions', sessionBody)).body.data.id as number;
+    expectPreconditionFailed(await withIfMatch(t.alice, 'PUT', `/api/v1/sessions/${sessionId}`, '"stale"', { duration: 0 }));
+    const task = (await t.alice.post('/api/v1/tasks', { context: 'ordered', session_id: sessionId })).body.data.id as string;
+    expect((await withIfMatch(t.alice, 'PUT', `/api/v1/tasks/${task}`, '"stale"', { context: '' })).status).toBe(422);
+    expect((await withIfMatch(t.alice, 'PUT', `/api/v1/tasks/${task}`, '"stale"', {})).status).toBe(422);
+  });
+
   it('changes and deletes a task only while the tag is current', async () => {
     const sessionId = (await t.alice.post('/api/v1/sessions', sessionBody)).body.data.id as number;
     const url = `/api/v1/tasks/${(await t.alice.post('/api/v1/tasks', { context: 'guarded', session_id: sessionId })).body.data.id}`;
