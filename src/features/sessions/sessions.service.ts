@@ -1,4 +1,5 @@
-import type { Storage } from '../../storage/database.js';
+import type { Db, Storage } from '../../storage/database.js';
+import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
@@ -21,6 +22,13 @@ import {
   type UpdateSessionBody,
 } from './sessions.schema.js';
 
+/** The record of one item as the user sees it, with participation: what GET answers. */
+async function recordOf(ctx: SessionsContext, db: Db, user: AuthenticatedUser, item: ItemKey): Promise<Session> {
+  const [record] = renderItems(await loadItems(ctx, db, { user, items: [item], participation: true }), [item], user);
+  if (record === undefined) throw notFound('session');
+  return record;
+}
+
 /**
  * The session with the user's participation. With `date` (a series' occurrence) the
  * record is that occurrence: its instants, status and participants. Without it, the
@@ -35,9 +43,19 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
     item = await occurrenceItem(ctx, db, row, resolveOccurrence(row, exceptions, date));
   }
-  const [record] = renderItems(await loadItems(ctx, db, { user, items: [item], participation: true }), [item], user);
-  if (record === undefined) throw notFound('session');
-  return record;
+  return recordOf(ctx, db, user, item);
+}
+
+/**
+ * Locks the session for a change by its creator and checks the request's precondition
+ * (If-Match) against the record GET answers without `date`, as it is under the lock.
+ */
+async function lockForChange(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Session> | undefined, verb: string) {
+  const row = await ctx.sessions.lockVisible(trx, { user, id });
+  if (row === undefined) throw notFound('session');
+  if (row.created_by !== user.id) throw forbidden(`Only the creator may ${verb} this session.`);
+  await precondition?.(() => recordOf(ctx, trx, user, { id }));
+  return row;
 }
 
 /** The columns whose change moves, hides or completes a session's occurrences in the index. */
@@ -82,11 +100,10 @@ async function updateSession(
   id: number,
   body: UpdateSessionBody,
   schemaErrors: readonly FieldError[] = [],
+  precondition?: Precondition<Session>,
 ): Promise<Session> {
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.lockVisible(trx, { user, id });
-    if (row === undefined) throw notFound('session');
-    if (row.created_by !== user.id) throw forbidden('Only the creator may change this session.');
+    const row = await lockForChange(ctx, trx, user, id, precondition, 'change');
     const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
     if (schemaErrors.length === 0 && Object.keys(changes).length === 0) {
       throw validationFailed([{ path: '/', message: 'send at least one writable field' }]);
@@ -116,12 +133,16 @@ async function updateSession(
  * (the foreign key says so). For a series, scope=occurrence removes one occurrence and
  * scope=following ends the series before the date (both: default date = next occurrence).
  */
-async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: number, query: DeleteSessionQuery): Promise<void> {
+async function deleteSession(
+  ctx: SessionsContext,
+  user: AuthenticatedUser,
+  id: number,
+  query: DeleteSessionQuery,
+  precondition?: Precondition<Session>,
+): Promise<void> {
   const scope = query.scope ?? 'series';
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.lockVisible(trx, { user, id });
-    if (row === undefined) throw notFound('session');
-    if (row.created_by !== user.id) throw forbidden('Only the creator may delete this session.');
+    const row = await lockForChange(ctx, trx, user, id, precondition, 'delete');
     if (scope === 'series') {
       if (query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
       await logSessionChange(ctx, trx, { action: 'deleted', user, now: new Date().toISOString(), before: row });
@@ -186,9 +207,11 @@ export function createSessionsService(storage: Storage) {
     list: (user: AuthenticatedUser, query: ListSessionsQuery) => listSessions(ctx, user, query),
     get: (user: AuthenticatedUser, id: number, date?: string) => getSession(ctx, user, id, date),
     create: (user: AuthenticatedUser, body: CreateSessionBody, schemaErrors?: readonly FieldError[]) => createSession(ctx, user, body, schemaErrors),
-    update: (user: AuthenticatedUser, id: number, body: UpdateSessionBody, schemaErrors?: readonly FieldError[]) =>
-      updateSession(ctx, user, id, body, schemaErrors),
-    delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery) => deleteSession(ctx, user, id, query),
+    /** `precondition`: the request's If-Match (`ifMatchOf`), checked under the row lock. */
+    update: (user: AuthenticatedUser, id: number, body: UpdateSessionBody, schemaErrors?: readonly FieldError[], precondition?: Precondition<Session>) =>
+      updateSession(ctx, user, id, body, schemaErrors, precondition),
+    delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery, precondition?: Precondition<Session>) =>
+      deleteSession(ctx, user, id, query, precondition),
     occurrences: (user: AuthenticatedUser, id: number, from: string, to: string) => listOccurrences(ctx, user, id, from, to),
     participate: (user: AuthenticatedUser, id: number, action: ParticipationAction, date?: string) => participate(ctx, user, id, action, date),
     /** One step of the occurrence indexer (see indexStep); the server runs it in the background. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { locationOf } from '../../toolkit/api.js';
+import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import {
@@ -77,7 +78,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
   app.put(
     '/tasks/:id',
     {
-      config: { etag: true },
+      config: { etag: true, ifMatch: true },
       schema: {
         tags,
         summary: 'Change a task’s text or completion',
@@ -86,12 +87,13 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
         response: { 200: TaskEnvelope, ...problemResponses(400, 404, 413, 415, 422, ...common) },
       },
     },
-    async (request) => ({ data: await tasks.update(request.user, request.params.id, request.body) }),
+    async (request, reply) => ({ data: await tasks.update(request.user, request.params.id, request.body, ifMatchOf(request, reply, TaskEnvelope)) }),
   );
 
   app.delete(
     '/tasks/:id',
     {
+      config: { ifMatch: true },
       schema: {
         tags,
         summary: 'Delete a task permanently',
@@ -100,7 +102,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
       },
     },
     async (request, reply) => {
-      await tasks.delete(request.user, request.params.id);
+      await tasks.delete(request.user, request.params.id, ifMatchOf(request, reply, TaskEnvelope));
       return reply.code(204).send(null);
     },
   );

@@ -1,6 +1,7 @@
 import type { ChangeAction } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
+import type { Precondition } from '../../toolkit/entity-tags.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -40,6 +41,13 @@ export function createTasksService(storage: Storage) {
         changed_at: now,
       })),
     );
+
+  /** Locks the caller's task and checks the precondition against the record GET answers. */
+  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<void> {
+    const row = await repo.lock(trx, { ownerId: user.id, id });
+    if (row === undefined) throw notFound('task');
+    await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
+  }
 
   return {
     async list(user: AuthenticatedUser, query: ListTasksQuery) {
@@ -94,11 +102,13 @@ export function createTasksService(storage: Storage) {
       }
     },
 
-    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody): Promise<Task> {
+    /** Reads, compares (`precondition`: the request's If-Match) and writes in one transaction, the row locked first. */
+    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody, precondition?: Precondition<Task>): Promise<Task> {
       if (body.context === undefined && body.is_completed === undefined) {
         throw validationFailed([{ path: '/', message: 'send at least one of context, is_completed' }]);
       }
       const row = await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
         const now = new Date().toISOString();
         const updated = await repo.update(trx, { ownerId: user.id, id, context: body.context?.trim(), isCompleted: body.is_completed, now });
         if (updated !== undefined) await logged(trx, user, [{ id, action: 'updated' }], now);
@@ -108,13 +118,12 @@ export function createTasksService(storage: Storage) {
       return toTask(row, user.handle);
     },
 
-    async delete(user: AuthenticatedUser, id: number): Promise<void> {
-      const deleted = await storage.transaction(async (trx) => {
-        const gone = await repo.delete(trx, { ownerId: user.id, id });
-        if (gone) await logged(trx, user, [{ id, action: 'deleted' }], new Date().toISOString());
-        return gone;
+    async delete(user: AuthenticatedUser, id: number, precondition?: Precondition<Task>): Promise<void> {
+      await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
+        await repo.delete(trx, { ownerId: user.id, id });
+        await logged(trx, user, [{ id, action: 'deleted' }], new Date().toISOString());
       });
-      if (!deleted) throw notFound('task');
     },
 
     /**
