@@ -43,11 +43,16 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
   // The primary key is the only way rows are found by session: no separate rowid b-tree.
   if (dialect.name === 'sqlite') occurrences = occurrences.modifyEnd(sql`without rowid`);
   await occurrences.execute();
+  // A dated listing reads an org's public occurrences in listing order from here; the
+  // reader's own and involved sessions' occurrences come through the primary key. Private
+  // occurrences are not in it: every index row costs a write, and nobody but their own
+  // sessions' people lists them.
   const occurrenceColumns = ['starts_at', 'session_id', 'occurrence_date', 'ends_at', 'type', 'completed'];
   await db.schema
     .createIndex('session_occurrences_public_idx')
     .on('session_occurrences')
-    .columns(['org_id', 'is_public', ...occurrenceColumns])
+    .columns(['org_id', ...occurrenceColumns])
+    .where(sql.ref('is_public'), '=', 1)
     .execute();
   // completed=1 listings jump straight to completed occurrences, however many others an org holds.
   await db.schema
@@ -56,13 +61,8 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .columns(['org_id', 'is_public', ...occurrenceColumns])
     .where(sql.ref('completed'), '=', 1)
     .execute();
-  await db.schema
-    .createIndex('session_occurrences_creator_idx')
-    .on('session_occurrences')
-    .columns(['created_by', 'org_id', ...occurrenceColumns, 'is_public'])
-    .execute();
   // Time-triggered events (starting, started, ended) look occurrences up by instant.
-  await db.schema.createIndex('session_occurrences_starts_idx').on('session_occurrences').columns(['starts_at', 'session_id']).execute();
+  await db.schema.createIndex('session_occurrences_starts_idx').on('session_occurrences').column('starts_at').execute();
 
   // Undated listings: an org's public sessions and a creator's own, in listing order.
   await db.schema
