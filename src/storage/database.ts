@@ -1,4 +1,5 @@
-import { type Expression, type Kysely, type SqlBool, type Transaction, sql } from 'kysely';
+import { type Expression, type Kysely, type KyselyPlugin, type SqlBool, type Transaction, sql } from 'kysely';
+import { foldForSearch } from './columns.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { runMigrations } from './migrator.js';
 import { openPostgres, postgresDialect } from './postgres.js';
@@ -20,6 +21,8 @@ export interface StorageSettings {
 export interface StorageHooks {
   /** An idle pooled connection failed (PostgreSQL); without a listener it would crash the process. */
   onPoolError?: (error: Error) => void;
+  /** Kysely plugins every statement goes through (tests and the bench capture statements this way). */
+  plugins?: readonly KyselyPlugin[];
 }
 
 /**
@@ -36,10 +39,14 @@ export interface Storage {
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
   /**
-   * True for a session (by its id column) whose name contains `needle`, compared with
-   * Unicode case folding and literally (no wildcards); served by a substring index.
+   * Keyword search on session names, compared with Unicode case folding and literally (no
+   * wildcards): the ids of the matching sessions through a substring index, or undefined
+   * when the needle is too short for the index or more than `max` sessions match (then
+   * test `nameContains` on the rows a listing reads anyway: a common word fills a page fast).
    */
-  sessionNameContains(sessionId: Expression<number>, needle: string): Expression<SqlBool>;
+  sessionIdsNamed(needle: string, max: number): Promise<number[] | undefined>;
+  /** A session's folded name column (`sessions.search_name`) contains the needle. */
+  nameContains(searchName: Expression<string>, needle: string): Expression<SqlBool>;
   /**
    * The query with the rows it reads locked against concurrent writers until the
    * transaction ends (PostgreSQL `for update`). On SQLite it is the query itself: a write
@@ -85,7 +92,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
   const dialect: Dialect = isPostgresUrl(url) ? postgresDialect : sqliteDialect;
   const poolSize = settings.poolSize ?? 10;
   const sqlite = dialect === sqliteDialect ? openSqlite(url) : undefined;
-  const db =
+  const opened =
     sqlite?.db ??
     openPostgres(url, {
       poolSize,
@@ -93,13 +100,15 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       statementTimeoutMs: settings.statementTimeoutMs ?? 10_000,
       onPoolError: hooks.onPoolError ?? (() => undefined),
     }).db;
+  const db = (hooks.plugins ?? []).reduce((d, plugin) => d.withPlugin(plugin), opened);
 
   return {
     db,
     engine: dialect.name,
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,
-    sessionNameContains: (sessionId, needle) => dialect.sessionNameContains(sessionId, needle),
+    sessionIdsNamed: (needle, max) => dialect.sessionIdsNamed(db, foldForSearch(needle), max),
+    nameContains: (searchName, needle) => dialect.foldedContains(searchName, foldForSearch(needle)),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
     sequenceChanges: () => dialect.sequenceChanges(db),
     async transaction(fn) {

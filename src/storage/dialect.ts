@@ -17,11 +17,14 @@ export interface Dialect {
   /** Statements run synchronously on the event loop (SQLite), not on a server. */
   readonly statementsOnEventLoop: boolean;
   /**
-   * True for a session (by its id column) whose name contains `needle`, compared folded
-   * (foldForSearch) and literally: no character of the needle is a wildcard. Served by the
-   * engine's substring index (FTS5 trigram, pg_trgm) for needles of three or more characters.
+   * Ids of the sessions whose folded name contains the folded needle, literally (no
+   * wildcards), found through the engine's substring index (FTS5 trigram, pg_trgm);
+   * undefined when the needle is shorter than the index can look up, or more than `max`
+   * sessions match.
    */
-  sessionNameContains(sessionId: Expression<number>, needle: string): Expression<SqlBool>;
+  sessionIdsNamed(db: Kysely<Database>, folded: string, max: number): Promise<number[] | undefined>;
+  /** A folded text column contains the folded needle, literally: for rows a query reads anyway. */
+  foldedContains(column: Expression<string>, folded: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
   /** See Storage.sequenceChanges. */

@@ -1,6 +1,5 @@
 import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
-import { foldForSearch } from './columns.js';
 import { type Dialect, indexable, likeLiteral } from './dialect.js';
 import {
   ForeignKeyViolationError,
@@ -86,14 +85,14 @@ export const postgresDialect: Dialect = {
   sequenceChanges,
   // Positions are given by sequenceChanges, after commit.
   positionChangesOnInsert: () => Promise.resolve(),
-  sessionNameContains(sessionId, needle) {
-    const folded = foldForSearch(needle);
-    // LIKE on the folded column, served by its pg_trgm index; the planner picks it.
-    if (indexable(folded)) {
-      return sql<SqlBool>`${sessionId} in (select named.id from sessions as named where named.search_name like ${likeLiteral(folded)} escape '\\')`;
-    }
-    return sql<SqlBool>`exists (select 1 from sessions as named where named.id = ${sessionId} and strpos(named.search_name, ${folded}) > 0)`;
+  async sessionIdsNamed(db, folded, max) {
+    if (!indexable(folded)) return undefined;
+    // LIKE on the folded column, served by its pg_trgm index.
+    const { rows } = await sql<{ id: number }>`
+      select id from sessions where search_name like ${likeLiteral(folded)} escape '\\' limit ${max + 1}`.execute(db);
+    return rows.length > max ? undefined : rows.map((r) => r.id);
   },
+  foldedContains: (column, folded) => sql<SqlBool>`strpos(${column}, ${folded}) > 0`,
   maxParameters: 65_535,
   createSubstringIndex: createTrigramIndex,
   withMigrationLock: withPostgresMigrationLock,

@@ -10,7 +10,6 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
-import { foldForSearch } from './columns.js';
 import { type Dialect, indexable } from './dialect.js';
 import {
   ForeignKeyViolationError,
@@ -233,16 +232,15 @@ export const sqliteDialect: Dialect = {
     await sql`create trigger changes_position after insert on changes begin
       update changes set position = new.id where id = new.id; end`.execute(db);
   },
-  sessionNameContains(sessionId, needle) {
-    const folded = foldForSearch(needle);
+  async sessionIdsNamed(db, folded, max) {
+    if (!indexable(folded)) return undefined;
     // GLOB on the case-sensitive trigram table (the text is folded already); its wildcards
     // `*`, `?` and `[` become one-character classes, so the needle matches literally.
-    if (indexable(folded)) {
-      const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
-      return sql<SqlBool>`${sessionId} in (select rowid from sessions_search where search_name glob ${pattern})`;
-    }
-    return sql<SqlBool>`exists (select 1 from sessions as named where named.id = ${sessionId} and instr(named.search_name, ${folded}) > 0)`;
+    const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+    const { rows } = await sql<{ id: number }>`select rowid as id from sessions_search where search_name glob ${pattern} limit ${max + 1}`.execute(db);
+    return rows.length > max ? undefined : rows.map((r) => r.id);
   },
+  foldedContains: (column, folded) => sql<SqlBool>`instr(${column}, ${folded}) > 0`,
   maxParameters: 32_766,
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),

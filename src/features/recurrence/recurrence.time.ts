@@ -180,13 +180,24 @@ export function occurrenceInstants(
 /** Listings format the same occurrences over and over; two toISOString calls each were a visible share of a range listing. */
 const occurrenceCache = new Map<string, OccurrenceInstants>();
 
+/**
+ * Every record of a series shown as a whole asks for its zone's today; the answer is the
+ * same for a minute (a local day changes at a whole minute in every zone).
+ */
+const todayCache = new Map<string, string>();
+
 /** The local calendar date in `timezone` at instant `now` (default: the current time). */
 export function todayIn(timezone: string, now: Date = new Date()): string {
-  const zone = requireZone(timezone);
   const ms = now.getTime();
   if (Number.isNaN(ms)) throw new RangeError('now must be a valid Date');
-  const day = Math.floor((ms + offsetMs(zone, ms)) / DAY_MS);
-  return fromDayNumber(Math.min(Math.max(day, MIN_DAY_NUMBER), MAX_DAY_NUMBER));
+  const key = `${timezone}|${Math.floor(ms / MINUTE_MS)}`;
+  const cached = todayCache.get(key);
+  if (cached !== undefined) return cached;
+  const zone = requireZone(timezone);
+  const day = fromDayNumber(Math.min(Math.max(Math.floor((ms + offsetMs(zone, ms)) / DAY_MS), MIN_DAY_NUMBER), MAX_DAY_NUMBER));
+  if (todayCache.size >= 10_000) todayCache.clear();
+  todayCache.set(key, day);
+  return day;
 }
 
 /** `h:mm AM` / `hh:mm PM`; hours 1–12, minutes 00–59, AM/PM in any case, exactly one space. */

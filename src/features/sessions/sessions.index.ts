@@ -63,7 +63,19 @@ export function createOccurrenceIndex(storage: Storage) {
       // A literal, so that the partial index of completed occurrences matches the query.
       if (f.completed === 1) terms.push(sql<SqlBool>`session_occurrences.completed = 1`);
       if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
-      if (f.keyword !== undefined) terms.push(storage.sessionNameContains(eb.ref('session_occurrences.session_id'), f.keyword));
+      if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_occurrences.session_id', 'in', [...f.named]));
+      else if (f.keyword !== undefined) {
+        const { keyword } = f;
+        terms.push(
+          eb.exists(
+            eb
+              .selectFrom('sessions as named')
+              .select('named.id')
+              .whereRef('named.id', '=', 'session_occurrences.session_id')
+              .where((inner) => storage.nameContains(inner.ref('named.search_name'), keyword)),
+          ),
+        );
+      }
       return eb.and(terms);
     };
   }

@@ -1,11 +1,10 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { CompiledQuery, sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { createSessionsRepository } from './sessions.repository.js';
-import type { Db } from '../../storage/database.js';
-import type { Database } from '../../storage/tables.js';
+import { type Storage, openStorage } from '../../storage/database.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
+import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
 
 const now = '2026-01-01T00:00:00.000Z';
@@ -22,15 +21,29 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
     await storage.db.insertInto('sessions').values(names.map((n) => sessionRow(n, user.id))).execute();
   });
 
-  /** The first page the repository finds, in listing order, as the service reads it: keys, then rows. */
-  async function page(db: Db, filters: SessionFilters, limit: number) {
-    const { storage, user } = fixture;
-    const keys = await createSessionsRepository({ ...storage, db: db }).keys({ user, filters, after: undefined, limit });
-    const rows = await createSessionsRepository({ ...storage, db: db }).byIds(db, { ids: keys.map((k) => k.id), listing: { user, filters } });
+  /**
+   * The first page the repository finds, in listing order, as the service reads it: keys,
+   * then rows. `through`: the sessions the substring index found (the listing's way for a
+   * rare keyword), or each row read tested (its way for a common one or a short needle).
+   */
+  async function page(storage: Storage, filters: SessionFilters, limit: number, through: 'index' | 'rows') {
+    const { user } = fixture;
+    const repo = createSessionsRepository(storage);
+    const named = through === 'index' && filters.keyword !== undefined ? await storage.sessionIdsNamed(filters.keyword, 1000) : undefined;
+    const f = named === undefined ? filters : { ...filters, named };
+    const keys = await repo.keys({ user, filters: f, after: undefined, limit });
+    const rows = await repo.byIds(storage.db, { ids: keys.map((k) => k.id), listing: { user, filters: f } });
     return keys.flatMap((k) => rows.get(k.id) ?? []);
   }
 
-  const search = async (keyword: string) => (await page(fixture.storage.db, { orgIds: [1], keyword }, 100)).map((s) => s.name).sort();
+  /** The names a keyword finds, the same both ways. */
+  const search = async (keyword: string) => {
+    const [indexed, scanned] = await Promise.all(
+      (['index', 'rows'] as const).map(async (through) => (await page(fixture.storage, { orgIds: [1], keyword }, 100, through)).map((s) => s.name).sort()),
+    );
+    expect(indexed).toEqual(scanned);
+    return indexed;
+  };
 
   it('matches case-insensitively', async () => {
     expect(await search('reading')).toEqual(['READING club', 'Reading Hour']);
@@ -95,31 +108,20 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
       await sql`update sessions set search_name = lower(name)`.execute(storage.db);
       await sql`analyze sessions`.execute(storage.db);
 
-      // Capture exactly the SQL the repository sends, then ask PostgreSQL how it runs it.
-      const captured: { sql: string; parameters: readonly unknown[] }[] = [];
-      const pool = new pg.Pool({ connectionString: fixture.database.url, max: 1 });
-      const spy = new Kysely<Database>({
-        dialect: new PostgresDialect({ pool }),
-        log: (event) => {
-          if (event.level === 'query') captured.push({ sql: event.query.sql, parameters: event.query.parameters });
-        },
-      });
+      // Capture exactly the statements storage sends, then ask PostgreSQL how it runs them.
+      const capture = new StatementCapture();
+      const spied = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
       try {
-        const rows = await page(spy, { orgIds: [1], keyword: 'ZEBRA' }, 51);
-        expect(rows).toHaveLength(5);
-        // The statement that searches: the per-org page of keys (the second step reads rows by id).
-        const query = captured.find((q) => / limit /.test(q.sql));
-        expect(query?.sql).toMatch(/search_name like/);
-        const client = await pool.connect();
-        try {
-          const plan = await client.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${query?.sql ?? ''}`, [...(query?.parameters ?? [])]);
-          const text = JSON.stringify(plan.rows[0]?.['QUERY PLAN']);
-          expect(text, text).toContain('sessions_search_name_idx');
-        } finally {
-          client.release();
-        }
+        const named = await spied.sessionIdsNamed('ZEBRA', 1000);
+        expect(named).toHaveLength(5);
+        expect(await page(spied, { orgIds: [1], keyword: 'ZEBRA', named }, 51, 'rows')).toHaveLength(5);
+        const lookup = capture.compiled(storage.db).find((q) => /search_name like/.test(q.sql));
+        expect(lookup).toBeDefined();
+        const plan = await storage.db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${lookup?.sql ?? ''}`, [...(lookup?.parameters ?? [])]));
+        const text = JSON.stringify(plan.rows[0]?.['QUERY PLAN']);
+        expect(text, text).toContain('sessions_search_name_idx');
       } finally {
-        await spy.destroy();
+        await spied.close();
       }
     });
   }

@@ -11,7 +11,15 @@ export interface SessionFilters {
   completed?: 0 | 1;
   source?: 'user' | 'organization';
   keyword?: string;
+  /**
+   * The sessions the keyword matches, when the substring index found few enough (the
+   * listing asks once); otherwise each row read is tested for the keyword.
+   */
+  named?: readonly number[];
 }
+
+/** Matches the substring index may hand a listing by id; past this a keyword is tested on the rows read. */
+export const MAX_NAMED_SESSIONS = 1000;
 
 /**
  * The visible part of a listing comes from three streams, each read in listing order from

@@ -1,33 +1,13 @@
-import {
-  CompiledQuery,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-  createQueryId,
-  sql,
-} from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import type { AuthenticatedUser } from '../../features/auth/auth.caller.js';
 import { createSessionsService } from './sessions.service.js';
 import type { ListSessionsQuery } from './sessions.schema.js';
 import { toJson } from '../../storage/columns.js';
-import type { Storage } from '../../storage/database.js';
+import { type Storage, openStorage } from '../../storage/database.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
+import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
-
-class Capture implements KyselyPlugin {
-  readonly nodes: RootOperationNode[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.nodes.push(args.node);
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(args.result);
-  }
-}
 
 /** Tables that grow with what people store; reading one without an index makes a page's cost grow with it. */
 const GROWING = ['sessions', 'session_occurrences', 'session_participants', 'session_collaborators', 'session_exceptions', 'users'];
@@ -73,13 +53,12 @@ describeEachDialect('session listing plans', (dialect) => {
   }, 240_000);
 
   async function plansOf(query: ListSessionsQuery): Promise<{ sql: string; plan: string }[]> {
-    const capture = new Capture();
-    const captured: Storage = { ...storage, db: storage.db.withPlugin(capture) };
-    const result = await createSessionsService(captured).list(reader, query);
+    const capture = new StatementCapture();
+    const captured = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
+    const result = await createSessionsService(captured).list(reader, query).finally(() => captured.close());
     expect(result.data.length).toBeGreaterThan(0);
     const out = [];
-    for (const node of capture.nodes) {
-      const compiled = storage.db.getExecutor().compileQuery(node, createQueryId());
+    for (const compiled of capture.compiled(storage.db)) {
       const prefix = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
       const explained = await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
       out.push({ sql: compiled.sql, plan: explained.rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join(' | ') });

@@ -5,7 +5,7 @@ import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dat
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type DatedKey, datedBefore } from './sessions.index.js';
-import type { SessionFilters } from './sessions.listing-filters.js';
+import { MAX_NAMED_SESSIONS, type SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
 import { occurrenceView, seriesPattern } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants.js';
@@ -132,6 +132,12 @@ export async function listSessions(
     source: query.source,
     keyword: query.keyword,
   };
+  // A rare keyword is looked up in the substring index once; a common one fills a page fast
+  // from the rows the visibility streams read anyway.
+  if (query.keyword !== undefined) {
+    const named = await ctx.storage.sessionIdsNamed(query.keyword, MAX_NAMED_SESSIONS);
+    if (named !== undefined) filters.named = named;
+  }
   // One extra key tells whether another page follows.
   let items: ItemKey[];
   let cursors: string[];

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Audience } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
@@ -46,7 +46,8 @@ export function createSessionsRepository(storage: Storage) {
       if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
       if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
       if (f.source === 'user') terms.push(eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
-      if (f.keyword !== undefined) terms.push(storage.sessionNameContains(eb.ref('sessions.id'), f.keyword));
+      if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
+      else if (f.keyword !== undefined) terms.push(storage.nameContains(eb.ref('sessions.search_name'), f.keyword));
       return eb.and(terms);
     };
   }
