@@ -38,7 +38,7 @@ try {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/tasks', headers: { authorization: `Bearer ${alice.token}` } });
     times.push(performance.now() - started);
     bytes = res.rawPayload.length;
-    items = (res.json() as { data: unknown[] }).data.length;
+    items = res.json<{ data: unknown[] }>().data.length;
   }
   const warm = times.slice(1).sort((a, b) => a - b);
   console.log(`${dialect}${typical ? ' (typical tasks)' : ''}: GET /api/v1/tasks: ${items} tasks, ${bytes} bytes, median ${warm[Math.floor(warm.length / 2)]?.toFixed(0)} ms, min ${warm[0]?.toFixed(0)} ms`);

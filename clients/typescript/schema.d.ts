@@ -339,6 +339,7 @@ export interface components {
              */
             org_ids: number[];
         };
+        /** @description The user the token belongs to. */
         MeEnvelope: {
             data: components["schemas"]["Me"];
         };

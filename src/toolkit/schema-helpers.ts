@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type, type TUnsafe } from 'typebox';
+import { Named } from './openapi.js';
 
 /** A string enum as plain `{type: string, enum}`: clearer errors and OpenAPI than a union of literals. */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
@@ -58,6 +59,14 @@ export const Cursor = Type.String({ minLength: 1, maxLength: 512, description: '
 
 /** The `next_cursor` of every list: pass it back as `cursor` for the next page; only null ends a listing. */
 export const NextCursor = Nullable(Type.String(), { description: 'Pass back as `cursor` (same filters) for the next page; null at the end.' });
+
+/** A success body holding one record, `{"data": …}`, named `name` in the OpenAPI document. */
+export const Envelope = <T extends TSchema>(name: string, record: T, description: string) =>
+  Named(name, Type.Object({ data: record }, { additionalProperties: false, description }));
+
+/** A page of a listing, `{"data": […], "next_cursor": …}`, named `name` in the OpenAPI document. */
+export const Page = <T extends TSchema>(name: string, item: T, description: string) =>
+  Named(name, Type.Object({ data: Type.Array(item), next_cursor: NextCursor }, { additionalProperties: false, description }));
 
 export const Limit = (max: number, fallback: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1–${max} (default ${fallback}).` });

@@ -2,24 +2,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Named, jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
+import { Envelope } from '../../toolkit/schema-helpers.js';
 
-const Me = Named(
+const Me = Envelope(
   'MeEnvelope',
-  Type.Object(
-    {
-      data: Named(
-        'Me',
-        Type.Object(
-          {
-            handle: Type.String({ description: 'Your handle.', examples: ['alice'] }),
-            org_ids: Type.Array(Type.Integer(), { description: 'The organizations you belong to.', examples: [[1, 2]] }),
-          },
-          { additionalProperties: false, description: 'The user a token belongs to.' },
-        ),
-      ),
-    },
-    { additionalProperties: false },
+  Named(
+    'Me',
+    Type.Object(
+      {
+        handle: Type.String({ description: 'Your handle.', examples: ['alice'] }),
+        org_ids: Type.Array(Type.Integer(), { description: 'The organizations you belong to.', examples: [[1, 2]] }),
+      },
+      { additionalProperties: false, description: 'The user a token belongs to.' },
+    ),
   ),
+  'The user the token belongs to.',
 );
 
 export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {

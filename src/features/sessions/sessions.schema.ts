@@ -11,12 +11,13 @@ import { Named, ReadOnly } from '../../toolkit/openapi.js';
 import {
   CalendarDate,
   Cursor,
+  Envelope,
   Instant,
   IntegerEnum,
   Limit,
-  NextCursor,
   Nullable,
   OrNull,
+  Page,
   PositiveId,
   READ_ONLY_FIELDS,
   ReadOnlyIgnored,
@@ -341,14 +342,8 @@ export const ParticipationQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const SessionEnvelope = Named('SessionEnvelope', Type.Object({ data: SessionSchema }, { additionalProperties: false, description: 'One session.' }));
-export const SessionList = Named(
-  'SessionList',
-  Type.Object(
-    { data: Type.Array(SessionSchema), next_cursor: NextCursor },
-    { additionalProperties: false, description: 'A page of sessions, by `starts_at`, then `id`.' },
-  ),
-);
+export const SessionEnvelope = Envelope('SessionEnvelope', SessionSchema, 'One session.');
+export const SessionList = Page('SessionList', SessionSchema, 'A page of sessions, by `starts_at`, then `id`.');
 const Occurrence = Named(
   'Occurrence',
   Type.Object(
@@ -360,23 +355,19 @@ export const OccurrenceList = Named(
   'OccurrenceList',
   Type.Object({ data: Type.Array(Occurrence) }, { additionalProperties: false, description: 'The occurrences in the range, in order (no paging: the range is bounded).' }),
 );
-export const ParticipationEnvelope = Named(
+export const ParticipationEnvelope = Envelope(
   'ParticipationEnvelope',
-  Type.Object(
-    {
-      data: Named(
-        'ParticipationResult',
-        Type.Object(
-          {
-            session_id: Type.Integer(),
-            occurrence_date: OrNull(Type.String({ format: 'date' }), { description: 'The occurrence (of a series); null for a one-off session.' }),
-            participation: Participation,
-            status: StringEnum(STATUSES, { description: 'The session’s (or the occurrence’s) status afterwards.' }),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    },
-    { additionalProperties: false, description: 'Your participation after the change.' },
+  Named(
+    'ParticipationResult',
+    Type.Object(
+      {
+        session_id: Type.Integer(),
+        occurrence_date: OrNull(Type.String({ format: 'date' }), { description: 'The occurrence (of a series); null for a one-off session.' }),
+        participation: Participation,
+        status: StringEnum(STATUSES, { description: 'The session’s (or the occurrence’s) status afterwards.' }),
+      },
+      { additionalProperties: false },
+    ),
   ),
+  'Your participation after the change.',
 );

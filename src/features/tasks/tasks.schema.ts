@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
-import { Cursor, Instant, Limit, NextCursor, Nullable, PositiveId, READ_ONLY_FIELDS, ReadOnlyIgnored, TrimmedText } from '../../toolkit/schema-helpers.js';
+import { Cursor, Envelope, Instant, Limit, Nullable, Page, PositiveId, READ_ONLY_FIELDS, ReadOnlyIgnored, TrimmedText } from '../../toolkit/schema-helpers.js';
 
 export const MAX_BULK_ITEMS = 1000;
 /**
@@ -149,14 +149,8 @@ export const ListTasksQuery = Type.Object(
 );
 export type ListTasksQuery = Static<typeof ListTasksQuery>;
 
-export const TaskEnvelope = Named('TaskEnvelope', Type.Object({ data: TaskSchema }, { additionalProperties: false, description: 'One task.' }));
-export const TaskList = Named(
-  'TaskList',
-  Type.Object(
-    { data: Type.Array(TaskSchema), next_cursor: NextCursor },
-    { additionalProperties: false, description: 'A page of your tasks, oldest first.' },
-  ),
-);
+export const TaskEnvelope = Envelope('TaskEnvelope', TaskSchema, 'One task.');
+export const TaskList = Page('TaskList', TaskSchema, 'A page of your tasks, oldest first.');
 export const BulkResult = Named(
   'TaskImportResult',
   Type.Object(
