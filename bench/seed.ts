@@ -438,6 +438,7 @@ async function seedAdversarialOrg(storage: Storage, at: { org: number; member: n
   const completions: Insertable<Database['session_participants']>[] = [];
   const base = (name: string): SessionModel => ({
     ...SESSION_DEFAULTS,
+    timezone: 'UTC',
     collaborator: [],
     snooze_apps: { slack: true },
     recurring_days: [],

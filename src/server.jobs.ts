@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { createChangesRepository } from './features/changes/changes.repository.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 
 /** A background job: one step of work, called again while it reports work done. */
@@ -13,6 +14,12 @@ interface Job {
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
+/** How often an instance gives committed changes their place in commit order (PostgreSQL; a no-op on SQLite). */
+const SEQUENCER_INTERVAL_MS = 200;
+/** Changes are kept this long: a change-feed cursor is valid 7 days, plus a margin. */
+export const CHANGE_RETENTION_MS = 8 * 86_400_000;
+const PURGE_INTERVAL_MS = 3_600_000;
+const PURGE_BATCH = 5_000;
 const INDEXER_INTERVAL_MS = 3_600_000;
 /** Sessions indexed per step: bounded, so that a step never holds the event loop (or SQLite's write lock) long. */
 const INDEXER_BATCH = 200;
@@ -51,7 +58,19 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
 export function startJobs(app: FastifyInstance): void {
   const { storage } = app;
   const sessions = createSessionsService(storage);
+  const changes = createChangesRepository(storage);
   schedule(app, [
+    {
+      // Readers follow the change log by position; positions are given once rows commit.
+      name: 'change-sequencer',
+      everyMs: SEQUENCER_INTERVAL_MS,
+      step: () => storage.sequenceChanges(),
+    },
+    {
+      name: 'change-purge',
+      everyMs: PURGE_INTERVAL_MS,
+      step: () => changes.purge(storage.db, { before: new Date(Date.now() - CHANGE_RETENTION_MS).toISOString(), limit: PURGE_BATCH }),
+    },
     {
       // Statistics after the migrations (a new index has none), then hourly as tables grow.
       name: 'statistics',

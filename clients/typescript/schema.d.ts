@@ -89,10 +89,14 @@ export interface paths {
         };
         /**
          * Who the token belongs to
-         * @description The handle and organizations of the user whose bearer token authenticated this request.
+         * @description The handle, organizations and home time zone of the user whose bearer token authenticated this request.
          */
         get: operations["getMe"];
-        put?: never;
+        /**
+         * Change your home time zone
+         * @description Sessions you create without `timezone` take place in your home time zone; sessions you already created keep theirs. An unknown zone is 422. `handle` and `org_ids` are the administrator’s to change (`npx focus users add`).
+         */
+        put: operations["updateMe"];
         post?: never;
         delete?: never;
         options?: never;
@@ -323,25 +327,48 @@ export interface components {
             /** @example ok */
             status: string;
         };
-        /** @description The user a token belongs to. */
+        /**
+         * @description The user a token belongs to.
+         * @example {
+         *       "handle": "alice",
+         *       "org_ids": [
+         *         1,
+         *         2
+         *       ],
+         *       "timezone": "Europe/Berlin"
+         *     }
+         */
         Me: {
+            /** @description Your handle. */
+            handle: $Read<string>;
+            /** @description The organizations you belong to. */
+            org_ids: $Read<number[]>;
             /**
-             * @description Your handle.
-             * @example alice
+             * @description Your home time zone (IANA, canonical spelling; default `UTC`): a session you create without `timezone` takes place in it.
+             * @example Europe/Berlin
              */
-            handle: string;
-            /**
-             * @description The organizations you belong to.
-             * @example [
-             *       1,
-             *       2
-             *     ]
-             */
-            org_ids: number[];
+            timezone: string;
         };
         /** @description The user the token belongs to. */
         MeEnvelope: {
             data: components["schemas"]["Me"];
+        };
+        /**
+         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves.
+         * @example {
+         *       "timezone": "Europe/Berlin"
+         *     }
+         */
+        MeUpdate: {
+            /**
+             * @description Your home time zone (IANA, canonical spelling; default `UTC`): a session you create without `timezone` takes place in it.
+             * @example Europe/Berlin
+             */
+            timezone: string;
+            /** @description Read-only; ignored when sent. */
+            handle?: $Read<unknown>;
+            /** @description Read-only; ignored when sent. */
+            org_ids?: $Read<unknown>;
         };
         /** @description One occurrence of a session: its local date and instants. */
         Occurrence: {
@@ -579,8 +606,7 @@ export interface components {
              */
             time: string;
             /**
-             * @description IANA time zone.
-             * @default UTC
+             * @description IANA time zone of `schedule` and `time`. Default on create: your home zone (`GET /me`).
              * @example Europe/Berlin
              */
             timezone?: string;
@@ -725,8 +751,7 @@ export interface components {
              */
             time?: string;
             /**
-             * @description IANA time zone.
-             * @default UTC
+             * @description IANA time zone of `schedule` and `time`. Default on create: your home zone (`GET /me`).
              * @example Europe/Berlin
              */
             timezone?: string;
@@ -1265,6 +1290,120 @@ export interface operations {
             };
         };
     };
+    updateMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeUpdate"];
+            };
+        };
+        responses: {
+            /** @description You, as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 1 MiB. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listSessions: {
         parameters: {
             query?: {
@@ -1631,7 +1770,10 @@ export interface operations {
     updateSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Numeric id.
@@ -1723,6 +1865,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `precondition-failed`: If-Match names no current ETag of the record; nothing was changed. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body over 1 MiB. */
             413: {
                 headers: {
@@ -1794,7 +1948,10 @@ export interface operations {
                 /** @description The occurrence (default: the next one on or after today, in the session’s time zone). */
                 date?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Numeric id.
@@ -1861,6 +2018,18 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description On `idempotency-key-in-flight`: seconds to wait before retrying. */
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-failed`: If-Match names no current ETag of the record; nothing was changed. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,7 +3013,10 @@ export interface operations {
     updateTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Numeric id.
@@ -2900,6 +3072,18 @@ export interface operations {
             };
             /** @description Absent, or not visible to you. */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-failed`: If-Match names no current ETag of the record; nothing was changed. */
+            412: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2977,7 +3161,10 @@ export interface operations {
     deleteTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
+                "if-match"?: string;
+            };
             path: {
                 /**
                  * @description Numeric id.
@@ -3014,6 +3201,18 @@ export interface operations {
             };
             /** @description Absent, or not visible to you. */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-failed`: If-Match names no current ETag of the record; nothing was changed. */
+            412: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];

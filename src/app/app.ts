@@ -75,12 +75,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
   const { storage } = app;
+  const auth = createAuthService(storage);
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });
   await app.register(bodilessPlugin);
   await app.register(jsonBodyPlugin);
-  await app.register(authPlugin, { auth: createAuthService(storage) });
+  await app.register(authPlugin, { auth });
   await app.register(rateLimitPlugin, { max: config.rateLimit, redisUrl: config.redisUrl });
   await app.register(etagPlugin);
   await app.register(openapiPlugin);
@@ -90,7 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
       await api.register(idempotencyPlugin, { storage });
-      await api.register(meRoutes);
+      await api.register(meRoutes, { auth });
       await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });
     },

@@ -111,8 +111,8 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
       ['PUT', '/api/v1/tasks', 'GET, POST'],
       ['PATCH', '/api/v1/tasks/1', 'DELETE, GET, PUT'],
       ['POST', '/api/v1/tasks/1', 'DELETE, GET, PUT'],
-      ['POST', '/api/v1/me', 'GET'],
-      ['DELETE', '/api/v1/me', 'GET'],
+      ['POST', '/api/v1/me', 'GET, PUT'],
+      ['DELETE', '/api/v1/me', 'GET, PUT'],
       ['PATCH', '/api/v1/sessions/1', 'DELETE, GET, PUT'],
       ['DELETE', '/api/v1/tasks/', 'GET, POST'],
     ];

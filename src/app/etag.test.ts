@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { etagOf, noneMatch } from './etag.plugin.js';
+import { etagOf, noneMatch } from '../toolkit/entity-tags.js';
 import { type Client, type TestApp, createTestApp, describeEachDialect } from '../../test/helpers/harness.js';
 
 /** Contract section 7: a strong ETag on every response carrying one session or one task; If-None-Match → 304. */

@@ -59,12 +59,20 @@ export function buildProgram(): Command {
     .description('create a user and any missing org, or add orgs to an existing user (idempotent)')
     .argument('<handle>', '1–64 characters of a-z 0-9 . _ -')
     .requiredOption('--org <id>', 'an org id (positive integer); repeat for several orgs', repeatable(positiveInteger('org id')))
+    .option(
+      '--timezone <zone>',
+      "the user's home time zone, an IANA name (Europe/Berlin): sessions they create without one take place in it; " +
+        'default UTC for a new user, kept for an existing one',
+      single('--timezone'),
+    )
     .addHelpText('after', prints('{"handle":"alice","org_ids":[1,2]}'))
-    .action(async (handle: string, options: { org: number[] }) => print(await withAdmin((admin) => admin.addUser(handle, options.org))));
+    .action(async (handle: string, options: { org: number[]; timezone?: string }) =>
+      print(await withAdmin((admin) => admin.addUser(handle, options.org, { timezone: options.timezone }))),
+    );
   users
     .command('list')
-    .description('list every user with their orgs')
-    .addHelpText('after', prints('{"data":[{"handle":"alice","org_ids":[1,2],"timezone":"UTC"},…]}'))
+    .description('list every user with their orgs and home time zone')
+    .addHelpText('after', prints('{"data":[{"handle":"alice","org_ids":[1,2],"timezone":"Europe/Berlin"},…]}'))
     .action(async () => print(await withAdmin((admin) => admin.listUsers())));
 
   const tokens = program.command('tokens').description('issue, list and revoke API tokens');

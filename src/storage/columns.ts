@@ -54,3 +54,17 @@ export const parseJson = <T>(text: JsonText<T>): T => JSON.parse(text) as T;
  * `ß` to `ss`, as full case folding does.
  */
 export const foldForSearch = (text: string): string => text.normalize('NFC').toUpperCase().toLowerCase();
+
+/** What the change log records a change of. */
+export const CHANGE_KINDS = ['session', 'task'] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** How a record changed: participation (join, leave, complete) is a change of its session too. */
+export const CHANGE_ACTIONS = ['created', 'updated', 'deleted', 'participation'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/** Who could see a session before a change: every member of its org when it was public, else these users. */
+export interface Audience {
+  public: boolean;
+  users: number[];
+}

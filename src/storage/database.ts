@@ -46,6 +46,14 @@ export interface Storage {
    * transaction there excludes every other writer from its start.
    */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /**
+   * Gives committed change-log rows their position (commit order), so that a reader that
+   * follows positions never passes a change that commits later: the classic trap of
+   * following ids with several writers. On SQLite, whose writers take turns, a row has its
+   * position (its id) as soon as it is written and this does nothing; on PostgreSQL any
+   * instance may run it, one at a time. Returns how many rows it positioned.
+   */
+  sequenceChanges(): Promise<number>;
   /** Runs fn in one transaction, retrying a lost serialization race or deadlock. */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
   /**
@@ -93,6 +101,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     maxParameters: dialect.maxParameters,
     sessionNameContains: (sessionId, needle) => dialect.sessionNameContains(sessionId, needle),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
+    sequenceChanges: () => dialect.sequenceChanges(db),
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {

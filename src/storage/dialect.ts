@@ -24,6 +24,10 @@ export interface Dialect {
   sessionNameContains(sessionId: Expression<number>, needle: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /** See Storage.sequenceChanges. */
+  sequenceChanges(db: Kysely<Database>): Promise<number>;
+  /** Makes the change log give each row its position as it is written, where writers take turns (SQLite). Migrations only. */
+  positionChangesOnInsert(db: Kysely<unknown>): Promise<void>;
   /** Whether a select can lock the rows it reads (`for update`); SQLite's write transactions exclude each other instead. */
   readonly locksRows: boolean;
   /**

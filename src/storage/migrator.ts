@@ -5,7 +5,9 @@ import * as sessionNameSearch from './migrations/0002_session_name_search.js';
 import * as sessionListingIndex from './migrations/0003_session_listing_index.js';
 import * as occurrenceIndex from './migrations/0004_occurrence_index.js';
 import * as idempotencyKeys from './migrations/0005_idempotency_keys.js';
+import * as userTimezone from './migrations/0006_user_timezone.js';
 import * as stringSourceId from './migrations/0007_string_source_id.js';
+import * as changeLog from './migrations/0008_change_log.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
@@ -16,7 +18,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0003_session_listing_index': { up: (db) => sessionListingIndex.up(db) },
     '0004_occurrence_index': { up: (db) => occurrenceIndex.up(db, dialect) },
     '0005_idempotency_keys': { up: (db) => idempotencyKeys.up(db, dialect) },
+    '0006_user_timezone': { up: (db) => userTimezone.up(db) },
     '0007_string_source_id': { up: (db) => stringSourceId.up(db) },
+    '0008_change_log': { up: (db) => changeLog.up(db, dialect) },
   };
 }
 

@@ -83,6 +83,9 @@ export const postgresDialect: Dialect = {
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
   statementsOnEventLoop: false,
   locksRows: true,
+  sequenceChanges,
+  // Positions are given by sequenceChanges, after commit.
+  positionChangesOnInsert: () => Promise.resolve(),
   sessionNameContains(sessionId, needle) {
     const folded = foldForSearch(needle);
     // LIKE on the folded column, served by its pg_trgm index; the planner picks it.
@@ -163,4 +166,28 @@ async function createTrigramIndex(db: Kysely<unknown>, index: string, table: str
   `.execute(db);
   const schema = found.rows[0]?.schema ?? 'public';
   await sql`create index if not exists ${sql.id(index)} on ${sql.table(table)} using gin (${sql.ref(column)} ${sql.id(schema)}.gin_trgm_ops)`.execute(db);
+}
+
+/**
+ * Gives committed change-log rows their positions, in id order, above every position given
+ * before. Ids come from a sequence in insert order, but transactions commit in another
+ * order: a reader that followed ids would pass a row whose transaction commits later with a
+ * smaller id. Positions are only ever given to rows already committed (the statement sees
+ * nothing else), one sequencer at a time (an advisory lock per schema; whoever does not
+ * get it leaves the work to whoever has it), so a row committed later always lands after
+ * every position a reader has seen.
+ */
+async function sequenceChanges(db: Kysely<Database>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await sql<{ locked: boolean }>`
+      select pg_try_advisory_xact_lock(hashtext('focus.changes.' || current_schema())) as locked`.execute(trx);
+    if (locked.rows[0]?.locked !== true) return 0;
+    const result = await sql`
+      with batch as (select id, row_number() over (order by id) as rank from changes where position is null order by id limit 10000),
+           top as (select coalesce(max(position), 0) as position from changes)
+      update changes set position = top.position + batch.rank
+      from batch, top
+      where changes.id = batch.id`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  });
 }

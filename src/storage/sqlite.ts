@@ -227,6 +227,12 @@ export const sqliteDialect: Dialect = {
   idColumn: (col) => col.primaryKey().autoIncrement(),
   statementsOnEventLoop: true,
   locksRows: false,
+  // One writer at a time: ids are in commit order already, so a row's position is its id.
+  sequenceChanges: () => Promise.resolve(0),
+  async positionChangesOnInsert(db) {
+    await sql`create trigger changes_position after insert on changes begin
+      update changes set position = new.id where id = new.id; end`.execute(db);
+  },
   sessionNameContains(sessionId, needle) {
     const folded = foldForSearch(needle);
     // GLOB on the case-sensitive trigram table (the text is folded already); its wildcards

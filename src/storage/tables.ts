@@ -1,6 +1,9 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type {
+  Audience,
   CalendarDate,
+  ChangeAction,
+  ChangeKind,
   Flag,
   Instant,
   JsonText,
@@ -24,6 +27,8 @@ export interface UsersTable {
   id: Generated<number>;
   handle: string;
   created_at: Instant;
+  /** IANA name in its canonical spelling; the database fills in `UTC`. */
+  timezone: Generated<string>;
 }
 
 export interface OrgsTable {
@@ -162,6 +167,30 @@ export interface IdempotencyKeysTable {
   expires_at: Instant;
 }
 
+/**
+ * The change log: one row per change of a session or task, written in the transaction of
+ * the change itself, so a committed change is never without its row. Readers (the change
+ * feed, live streams, webhooks) follow it by `position`, which is given in commit order:
+ * see Storage.sequenceChanges for why it is not the id.
+ */
+export interface ChangesTable {
+  id: Generated<number>;
+  /** The place in commit order; null until storage sequences the committed row. */
+  position: ColumnType<number | null, never, number>;
+  kind: ChangeKind;
+  action: ChangeAction;
+  record_id: number;
+  /** A session's org (before the change when it moved or was deleted); null for a task. */
+  org_id: number | null;
+  /** A task's owner, or a session's creator. */
+  owner_id: number;
+  /** Who could see the session before the change; null for a task and for a new session. */
+  audience: JsonText<Audience> | null;
+  /** Who made the change. */
+  actor_id: number;
+  changed_at: Instant;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -174,9 +203,12 @@ export interface Database {
   session_occurrences: SessionOccurrencesTable;
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
+  changes: ChangesTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
 export type NewSession = Insertable<SessionsTable>;
 export type TaskRow = Selectable<TasksTable>;
 export type OccurrenceRow = Selectable<SessionOccurrencesTable>;
+export type ChangeRow = Selectable<ChangesTable>;
+export type NewChange = Insertable<ChangesTable>;

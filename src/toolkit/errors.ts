@@ -48,6 +48,14 @@ export const methodNotAllowed = (allow: string[]) =>
 
 export const conflict = (detail: string) => new ApiError(409, 'conflict', 'Conflict', detail);
 
+export const preconditionFailed = () =>
+  new ApiError(
+    412,
+    'precondition-failed',
+    'Precondition failed',
+    'If-Match names no current ETag of this record, so nothing was changed; GET it again and retry with its ETag.',
+  );
+
 export const payloadTooLarge = (detail: string) => new ApiError(413, 'payload-too-large', 'Payload too large', detail);
 
 export const unsupportedMediaType = (detail: string) =>

@@ -47,6 +47,10 @@ export const CalendarDate = (options: Record<string, unknown> = {}) =>
     ...options,
   });
 
+/** An IANA time zone name; whether the runtime knows it is checked past the schema, where a 422 can say so. */
+export const TimeZoneName = (options: Record<string, unknown> = {}) =>
+  Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone name.', examples: ['Europe/Berlin'], ...options });
+
 export const PositiveId = (description: string, options: Record<string, unknown> = {}) =>
   Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description, ...options });
 

@@ -119,7 +119,7 @@ describeEachDialect('npx focus', (dialect) => {
 
     const res = await me(issued.token as string);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { handle: 'alice', org_ids: [1, 2, 3] } });
+    expect(res.json()).toEqual({ data: { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC' } });
 
     const storage = openStorage({ databaseUrl: database.url });
     try {
@@ -146,7 +146,7 @@ describeEachDialect('npx focus', (dialect) => {
     ]);
     const issued = json(forever) as { id: number; token: string; expires_at: null };
     expect(issued.expires_at).toBeNull();
-    expect((await me(issued.token)).json()).toEqual({ data: { handle: 'bob', org_ids: [2] } });
+    expect((await me(issued.token)).json()).toEqual({ data: { handle: 'bob', org_ids: [2], timezone: 'UTC' } });
     // Seven digits: no hidden cap on the number, only on the date it reaches.
     const long = json(decades) as { expires_at: string };
     expect(long.expires_at).toMatch(/^\d{4}-/);
@@ -155,6 +155,7 @@ describeEachDialect('npx focus', (dialect) => {
 
   it('every bad argument gets its own clear message, and nothing is written', async () => {
     const before = json(await focusBin(env, 'tokens', 'list')) as { data: unknown[] };
+    const usersBefore = json(await focusBin(env, 'users', 'list'));
     const cases: [string[], RegExp][] = [
       [['tokens', 'issue', 'nobody'], /^focus: no user with handle nobody$/],
       [['tokens', 'issue', 'bob', '--ttl', 'soon'], /^focus: --ttl must be a whole number and a unit s, m, h, d or w .*: soon$/],
@@ -180,6 +181,10 @@ describeEachDialect('npx focus', (dialect) => {
       [['tokens', 'forge'], /^focus: unknown command "tokens forge" \(focus tokens --help\)$/],
       [['users', 'list', '--all'], /^focus: unknown option --all for "users list" \(focus users list --help\)$/],
       [['users', 'add', 'carol', '--org'], /^focus: --org needs a value \(focus users add --help\)$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', 'Mars/Base'], /^focus: --timezone must be an IANA time zone name such as Europe\/Berlin or UTC: Mars\/Base$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', '+02:00'], /^focus: --timezone must be an IANA time zone name .*: \+02:00$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', 'UTC', '--timezone', 'Europe/Berlin'], /^focus: --timezone given twice$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone'], /^focus: --timezone needs a value \(focus users add --help\)$/],
       [['migrate', 'now'], /^focus: unexpected argument "now" for "migrate" \(focus migrate --help\)$/],
       [['--colour'], /^focus: unknown option --colour \(focus --help\)$/],
     ];
@@ -192,6 +197,7 @@ describeEachDialect('npx focus', (dialect) => {
       expect(result.stderr).not.toMatch(/ambiguous|error:|ERR_|at .*\.js/);
     });
     expect(json(await focusBin(env, 'tokens', 'list'))).toEqual(before);
+    expect(json(await focusBin(env, 'users', 'list'))).toEqual(usersBefore);
   }, 90_000);
 
   it('users list and tokens list show metadata only, never a token or its hash', async () => {
@@ -250,6 +256,42 @@ describeEachDialect('npx focus', (dialect) => {
     ]);
     expectOneLineFailure(unknown, /999999/);
     expectOneLineFailure(notANumber, /token id/);
+  }, 90_000);
+
+  it('users add --timezone sets a home zone that sessions without one take; again it changes it, without it keeps it', async () => {
+    expect(json(await focus(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'europe/berlin'))).toEqual({ handle: 'berta', org_ids: [1] });
+    const { token } = json(await focusBin(env, 'tokens', 'issue', 'berta')) as { token: string };
+    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1], timezone: 'Europe/Berlin' } });
+    const create = (schedule: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/sessions',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { org_id: 1, name: 'Standup', type: 'standard', duration: 15, schedule, time: '9:00 AM' },
+      });
+    const winter = (await create('2026-01-15')).json<{ data: { id: number; timezone: string; starts_at: string } }>().data;
+    const summer = (await create('2026-07-15')).json<{ data: { timezone: string; starts_at: string } }>().data;
+    expect([winter.timezone, winter.starts_at]).toEqual(['Europe/Berlin', '2026-01-15T08:00:00.000Z']);
+    expect([summer.timezone, summer.starts_at]).toEqual(['Europe/Berlin', '2026-07-15T07:00:00.000Z']);
+
+    // Adding an org without --timezone keeps the zone; a bad zone changes nothing, orgs included.
+    expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '2'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
+    expectOneLineFailure(await focusBin(env, 'users', 'add', 'berta', '--org', '9', '--timezone', 'Europe/Berlln'), /IANA time zone .*: Europe\/Berlln$/);
+    expect((json(await focusBin(env, 'users', 'list')) as { data: unknown[] }).data).toContainEqual({ handle: 'berta', org_ids: [1, 2], timezone: 'Europe/Berlin' });
+
+    // Run again with --timezone: the zone changes (the server sees it at once), earlier sessions stay put.
+    expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'America/New_York'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
+    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1, 2], timezone: 'America/New_York' } });
+    const users = json(await focus(env, 'users', 'list')) as { data: { handle: string; timezone: string }[] };
+    expect(users.data.map((u) => [u.handle, u.timezone])).toEqual([
+      ['alice', 'UTC'],
+      ['berta', 'America/New_York'],
+      ['bob', 'UTC'],
+    ]);
+    const again = await app.inject({ url: `/api/v1/sessions/${winter.id}`, headers: { authorization: `Bearer ${token}` } });
+    expect(again.json<{ data: { timezone: string; starts_at: string } }>().data).toMatchObject({ timezone: 'Europe/Berlin', starts_at: '2026-01-15T08:00:00.000Z' });
+    const later = (await create('2026-01-15')).json<{ data: { timezone: string; starts_at: string } }>().data;
+    expect([later.timezone, later.starts_at]).toEqual(['America/New_York', '2026-01-15T14:00:00.000Z']);
   }, 90_000);
 });
 

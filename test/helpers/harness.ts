@@ -149,7 +149,7 @@ export interface StorageFixture {
   database: TestDatabase;
   storage: Storage;
   /** 'ann', a member of org 1. */
-  user: { id: number; handle: string; orgIds: number[] };
+  user: { id: number; handle: string; orgIds: number[]; timezone: string };
   close(): Promise<void>;
 }
 
@@ -164,7 +164,7 @@ export async function createStorageFixture(dialect: DialectName, now = '2026-01-
   return {
     database,
     storage,
-    user: { id: row.id, handle: 'ann', orgIds: [1] },
+    user: { id: row.id, handle: 'ann', orgIds: [1], timezone: 'UTC' },
     async close() {
       await storage.close();
       await database.drop();

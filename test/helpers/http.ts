@@ -4,16 +4,26 @@ export interface HttpResult {
   status: number;
   contentType: string;
   body: unknown;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
 }
 
 /** One JSON request over a real socket. Network failures come back as status 0. */
-export async function http(base: string, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> {
+export async function http(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<HttpResult> {
   try {
     const res = await fetch(base + path, {
       method,
       headers: {
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(15_000),
@@ -25,9 +35,9 @@ export async function http(base: string, method: string, path: string, token?: s
     } catch {
       // keep the text
     }
-    return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed };
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed, headers: Object.fromEntries(res.headers) };
   } catch (error) {
-    return { status: 0, contentType: '', body: String(error) };
+    return { status: 0, contentType: '', body: String(error), headers: {} };
   }
 }
 

@@ -193,7 +193,7 @@ describeEachDialect('input limits', (dialect) => {
       ['PATCH', `/api/v1/tasks/1`, 'DELETE, GET, PUT'],
       ['DELETE', '/api/v1/tasks', 'GET, POST'],
       ['DELETE', '/api/v1/sessions', 'GET, POST'],
-      ['POST', '/api/v1/me', 'GET'],
+      ['POST', '/api/v1/me', 'GET, PUT'],
       ['GET', `/api/v1/sessions/${sessionId}/join`, 'POST'],
       ['POST', '/healthz', 'GET'],
     ];

@@ -152,7 +152,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
       if (op.parameters?.some((p) => p.in === 'query')) expect(codes, `${where} documents 422 for a bad query`).toContain('422');
     }
     const bodies = operations(doc).filter(([, , op]) => op.requestBody !== undefined).map(([m, p]) => `${m} ${p}`);
-    expect(bodies.sort()).toEqual(['post /api/v1/sessions', 'post /api/v1/tasks', 'post /api/v1/tasks/bulk', 'put /api/v1/sessions/{id}', 'put /api/v1/tasks/{id}']);
+    expect(bodies.sort()).toEqual(['post /api/v1/sessions', 'post /api/v1/tasks', 'post /api/v1/tasks/bulk', 'put /api/v1/me', 'put /api/v1/sessions/{id}', 'put /api/v1/tasks/{id}']);
   });
 
   it('resolves every $ref to a component, and uses every component', () => {
@@ -171,7 +171,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(['Task', 'TaskCreate', 'TaskUpdate', 'TaskImport', 'TaskImportItem', 'TaskEnvelope', 'TaskList', 'TaskImportResult',
         'Session', 'SessionCreate', 'SessionUpdate', 'SessionEnvelope', 'SessionList', 'Participation', 'ParticipationEnvelope', 'WebsiteBlocker',
-        'Occurrence', 'OccurrenceList', 'Me', 'MeEnvelope', 'Problem', 'FieldError']),
+        'Occurrence', 'OccurrenceList', 'Me', 'MeEnvelope', 'MeUpdate', 'Problem', 'FieldError']),
     );
     for (const [method, path, op] of operations(doc)) {
       for (const media of Object.values(op.requestBody?.content ?? {})) expect(media.schema.$ref, `${method} ${path} body`).toMatch(/^#\/components\/schemas\//);
@@ -290,7 +290,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
     }
     for (const [name, schema] of Object.entries(doc.components.schemas)) walkSchemaExamples(schema, name, requestBodies.has(name));
     for (const [name, header] of Object.entries(doc.components.headers)) if (header.example !== undefined) check(header.schema, header.example, `header ${name}`, false);
-    expect(requestBodies.size).toBe(5);
+    expect(requestBodies.size).toBe(6);
     expect(checked).toBeGreaterThan(30);
   });
 
@@ -364,6 +364,8 @@ describeEachDialect('OpenAPI document', (dialect) => {
     check('get', '/api/v1/tasks', tasks.status, tasks.body, tasks.headers);
     const me = await t.alice.get('/api/v1/me');
     check('get', '/api/v1/me', me.status, me.body, me.headers);
+    const moved = await t.alice.put('/api/v1/me', { timezone: 'UTC' });
+    check('put', '/api/v1/me', moved.status, moved.body, moved.headers);
     const invalid = await t.alice.post('/api/v1/tasks', { context: ' ', session_id: id });
     check('post', '/api/v1/tasks', invalid.status, invalid.body, invalid.headers);
     const missing = await t.alice.get('/api/v1/tasks/999999');

@@ -3,6 +3,8 @@ export interface AuthenticatedUser {
   id: number;
   handle: string;
   orgIds: number[];
+  /** The user's home time zone (IANA): where a session created without a `timezone` takes place. */
+  timezone: string;
 }
 
 /** A user handle: 1–64 characters of `a-z 0-9 . _ -`. The API schemas and the CLI both check it. */

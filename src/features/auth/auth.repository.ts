@@ -4,6 +4,7 @@ export interface TokenLookup {
   tokenId: number;
   userId: number;
   handle: string;
+  timezone: string;
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
@@ -38,6 +39,7 @@ export function createAuthRepository(storage: Storage) {
         'tokens.id as tokenId',
         'users.id as userId',
         'users.handle as handle',
+        'users.timezone as timezone',
         'tokens.expires_at as expiresAt',
         'tokens.revoked_at as revokedAt',
         'tokens.last_used_at as lastUsedAt',
@@ -56,8 +58,9 @@ export function createAuthRepository(storage: Storage) {
     /**
      * The token row with its user and orgs. Where storage can tell that nothing was
      * committed since the last read (its data version), that read is reused: a revocation,
-     * a new membership or a token issued by the CLI in another process changes the version,
-     * so the next request reads afresh. Where it cannot tell, every call reads.
+     * a new membership, a changed home zone or a token issued by the CLI in another process
+     * changes the version, so the next request reads afresh. Where it cannot tell, every
+     * call reads.
      */
     async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
       const version = storage.dataVersion();
@@ -83,9 +86,18 @@ export function createAuthRepository(storage: Storage) {
       return db.selectFrom('users').select(['id', 'handle']).where('handle', '=', handle).executeTakeFirst();
     },
 
-    /** Creates the user and orgs when missing and adds the memberships; idempotent. */
-    async upsertUserWithOrgs(db: Db, q: { handle: string; orgIds: readonly number[]; now: string }): Promise<number> {
-      await db.insertInto('users').values({ handle: q.handle, created_at: q.now }).onConflict((oc) => oc.column('handle').doNothing()).execute();
+    /**
+     * Creates the user and orgs when missing and adds the memberships; idempotent. With a
+     * `timezone` the user has that home zone afterwards; without one a new user gets the
+     * default and an existing one keeps theirs.
+     */
+    async upsertUserWithOrgs(db: Db, q: { handle: string; orgIds: readonly number[]; now: string; timezone?: string }): Promise<number> {
+      const { timezone } = q;
+      await db
+        .insertInto('users')
+        .values({ handle: q.handle, created_at: q.now, ...(timezone === undefined ? {} : { timezone }) })
+        .onConflict((oc) => (timezone === undefined ? oc.column('handle').doNothing() : oc.column('handle').doUpdateSet({ timezone })))
+        .execute();
       const user = await db.selectFrom('users').select('id').where('handle', '=', q.handle).executeTakeFirst();
       if (user === undefined) throw new Error('user vanished after insert');
       for (const orgId of q.orgIds) {
@@ -99,6 +111,9 @@ export function createAuthRepository(storage: Storage) {
       return user.id;
     },
 
+    async setTimezone(db: Db, q: { userId: number; timezone: string }): Promise<void> {
+      await db.updateTable('users').set({ timezone: q.timezone }).where('id', '=', q.userId).execute();
+    },
     async insertToken(
       db: Db,
       values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },
@@ -130,22 +145,22 @@ export function createAuthRepository(storage: Storage) {
       return Number(row.n);
     },
 
-    /** Every user with their org ids, by handle: one statement, one row per membership. */
-    async listUsersWithOrgs(db: Db): Promise<{ handle: string; orgIds: number[] }[]> {
+    /** Every user with their org ids and home zone, by handle: one statement, one row per membership. */
+    async listUsersWithOrgs(db: Db): Promise<{ handle: string; orgIds: number[]; timezone: string }[]> {
       const rows = await db
         .selectFrom('users')
         .leftJoin('memberships', 'memberships.user_id', 'users.id')
-        .select(['users.handle', 'memberships.org_id'])
+        .select(['users.handle', 'users.timezone', 'memberships.org_id'])
         .orderBy('users.handle')
         .orderBy('memberships.org_id')
         .execute();
-      const users = new Map<string, number[]>();
+      const users = new Map<string, { handle: string; orgIds: number[]; timezone: string }>();
       for (const row of rows) {
-        let orgIds = users.get(row.handle);
-        if (orgIds === undefined) users.set(row.handle, (orgIds = []));
-        if (row.org_id !== null) orgIds.push(row.org_id);
+        let user = users.get(row.handle);
+        if (user === undefined) users.set(row.handle, (user = { handle: row.handle, orgIds: [], timezone: row.timezone }));
+        if (row.org_id !== null) user.orgIds.push(row.org_id);
       }
-      return [...users].map(([handle, orgIds]) => ({ handle, orgIds }));
+      return [...users.values()];
     },
 
     /** Tokens (never their hashes), oldest first; only one user's when userId is given. */

@@ -1,36 +1,40 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { Named, jsonResponse } from '../../toolkit/openapi.js';
+import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
-import { Envelope } from '../../toolkit/schema-helpers.js';
+import { MeEnvelope, UpdateMeBody } from './auth.schema.js';
+import type { AuthService } from './auth.service.js';
 
-const Me = Envelope(
-  'MeEnvelope',
-  Named(
-    'Me',
-    Type.Object(
-      {
-        handle: Type.String({ description: 'Your handle.', examples: ['alice'] }),
-        org_ids: Type.Array(Type.Integer(), { description: 'The organizations you belong to.', examples: [[1, 2]] }),
-      },
-      { additionalProperties: false, description: 'The user a token belongs to.' },
-    ),
-  ),
-  'The user the token belongs to.',
-);
+const tags = ['auth'];
 
-export const meRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const meRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
   app.get(
     '/me',
     {
       schema: {
-        tags: ['auth'],
+        tags,
         operationId: 'getMe',
         summary: 'Who the token belongs to',
-        description: 'The handle and organizations of the user whose bearer token authenticated this request.',
-        response: { 200: jsonResponse('You.', Me), ...problemResponses(401, 429, 503) },
+        description: 'The handle, organizations and home time zone of the user whose bearer token authenticated this request.',
+        response: { 200: jsonResponse('You.', MeEnvelope), ...problemResponses(401, 429, 503) },
       },
     },
-    (request) => ({ data: { handle: request.user.handle, org_ids: request.user.orgIds } }),
+    (request) => ({ data: auth.me(request.user) }),
+  );
+
+  app.put(
+    '/me',
+    {
+      schema: {
+        tags,
+        operationId: 'updateMe',
+        summary: 'Change your home time zone',
+        description:
+          'Sessions you create without `timezone` take place in your home time zone; sessions you already created keep theirs. ' +
+          'An unknown zone is 422. `handle` and `org_ids` are the administrator’s to change (`npx focus users add`).',
+        body: UpdateMeBody,
+        response: { 200: jsonResponse('You, as changed.', MeEnvelope), ...problemResponses(400, 401, 413, 415, 422, 429, 503) },
+      },
+    },
+    async (request) => ({ data: await auth.updateMe(request.user, request.body) }),
   );
 };

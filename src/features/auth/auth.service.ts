@@ -1,4 +1,6 @@
 import type { Storage } from '../../storage/database.js';
+import { validationFailed } from '../../toolkit/errors.js';
+import { NOT_A_TIME_ZONE, canonicalTimeZone } from '../recurrence/recurrence.time.js';
 import type { AuthenticatedUser } from './auth.caller.js';
 import { isHandle } from './auth.caller.js';
 import { createAuthRepository } from './auth.repository.js';
@@ -34,9 +36,6 @@ function requireHandle(handle: string): void {
   if (!isHandle(handle)) throw new AdminInputError(`handle must be 1–64 characters of [a-z0-9._-]: ${handle}`);
 }
 
-/** Users have no home time zone yet (a later migration adds one); every user lists as UTC until then. */
-const DEFAULT_TIMEZONE = 'UTC';
-
 export type AuthService = ReturnType<typeof createAuthService>;
 
 /** Authentication of requests, and the administration of users and tokens (the CLI). */
@@ -58,17 +57,41 @@ export function createAuthService(storage: Storage) {
         // The write moves the data version, so the next request reads the touched row.
         await repo.touchToken(storage.db, { tokenId: found.tokenId, at: nowIso });
       }
-      return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds] };
+      return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds], timezone: found.timezone };
     },
 
-    async addUser(handle: string, orgIds: readonly number[]) {
+    /** `GET /me`: the caller as the token lookup found them, no further query. */
+    me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),
+
+    /**
+     * `PUT /me`: changes the caller's home zone. Sessions keep the zone they were created
+     * with, so none of them moves; only sessions created afterwards take the new one.
+     */
+    async updateMe(user: AuthenticatedUser, changes: { timezone: string }) {
+      const timezone = canonicalTimeZone(changes.timezone);
+      if (timezone === undefined) throw validationFailed([{ path: '/timezone', message: NOT_A_TIME_ZONE }]);
+      // Written even when it looks unchanged: `user` may come from a cached lookup. The write
+      // moves the data version, so the token lookup cache reads the new zone.
+      await repo.setTimezone(storage.db, { userId: user.id, timezone });
+      return { handle: user.handle, org_ids: user.orgIds, timezone };
+    },
+
+    /**
+     * Creates the user (home zone `timezone`, default UTC) or adds orgs to an existing one;
+     * with `timezone` an existing user's home zone changes too, without it it is kept.
+     */
+    async addUser(handle: string, orgIds: readonly number[], options: { timezone?: string } = {}) {
       requireHandle(handle);
       if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
       for (const org of orgIds) {
         if (!Number.isSafeInteger(org) || org < 1) throw new AdminInputError(`org id must be a positive integer: ${org}`);
       }
+      const timezone = options.timezone === undefined ? undefined : canonicalTimeZone(options.timezone);
+      if (options.timezone !== undefined && timezone === undefined) {
+        throw new AdminInputError(`--timezone must be an IANA time zone name such as Europe/Berlin or UTC: ${options.timezone}`);
+      }
       const now = new Date().toISOString();
-      const userId = await storage.transaction((trx) => repo.upsertUserWithOrgs(trx, { handle, orgIds, now }));
+      const userId = await storage.transaction((trx) => repo.upsertUserWithOrgs(trx, { handle, orgIds, now, timezone }));
       return { handle, org_ids: await repo.orgIdsOf(storage.db, userId) };
     },
 
@@ -103,7 +126,7 @@ export function createAuthService(storage: Storage) {
 
     async listUsers() {
       const users = await repo.listUsersWithOrgs(storage.db);
-      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: DEFAULT_TIMEZONE })) };
+      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone })) };
     },
 
     /** Every token, or one user's: its metadata only, never the token or its hash. */

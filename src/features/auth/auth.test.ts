@@ -25,9 +25,9 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
   it('GET /me answers who the token belongs to, with every org', async () => {
     const res = await t.alice.get(ME);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7] } });
+    expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7], timezone: 'UTC' } });
     const solo = await t.user('solo', [42]);
-    expect((await solo.get(ME)).body).toEqual({ data: { handle: 'solo', org_ids: [42] } });
+    expect((await solo.get(ME)).body).toEqual({ data: { handle: 'solo', org_ids: [42], timezone: 'UTC' } });
   });
 
   it('accepts the scheme in any case', async () => {
@@ -91,9 +91,9 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     const other = openStorage({ databaseUrl: t.url });
     try {
       const bob = await t.user('bob-elsewhere', [5]);
-      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5] } });
+      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5], timezone: 'UTC' } });
       await createAuthService(other).addUser('bob-elsewhere', [6]);
-      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5, 6] } });
+      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5, 6], timezone: 'UTC' } });
       expect((await bob.get(ME)).status).toBe(200);
       await createAuthService(other).revokeToken(bob.tokenId);
       expect((await bob.get(ME)).status).toBe(401);

@@ -64,6 +64,21 @@ export function isValidTimeZone(tz: string): boolean {
   return valid;
 }
 
+/** What a 422 says of a `timezone` that {@link canonicalTimeZone} does not know: the one wording. */
+export const NOT_A_TIME_ZONE = 'is not an IANA time zone (such as "Europe/Berlin" or "UTC")';
+
+/**
+ * The spelling to store for a zone name, or undefined when it is not one. Names match
+ * case-insensitively, so the runtime's own spelling is kept ("europe/berlin" →
+ * "Europe/Berlin"); links keep their own name ("US/Eastern" stays, not "America/New_York"):
+ * the name a user chose is the one they see again.
+ */
+export function canonicalTimeZone(tz: string): string | undefined {
+  if (!isValidTimeZone(tz)) return undefined;
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
+}
+
 function requireZone(tz: string): IANAZone {
   if (!isValidTimeZone(tz)) throw new RangeError(`not a valid IANA time zone: ${JSON.stringify(tz)}`);
   return zoneCache.get(tz) ?? IANAZone.create(tz);

@@ -1,4 +1,5 @@
 import type { Storage } from '../../storage/database.js';
+import { type ChangesRepository, createChangesRepository } from '../changes/changes.repository.js';
 import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
 import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
@@ -9,6 +10,7 @@ export interface SessionsContext {
   sessions: SessionsRepository;
   participants: ParticipantsRepository;
   index: OccurrenceIndex;
+  changes: ChangesRepository;
 }
 
 export function createSessionsContext(storage: Storage): SessionsContext {
@@ -17,5 +19,6 @@ export function createSessionsContext(storage: Storage): SessionsContext {
     sessions: createSessionsRepository(storage),
     participants: createParticipantsRepository(),
     index: createOccurrenceIndex(storage),
+    changes: createChangesRepository(storage),
   };
 }

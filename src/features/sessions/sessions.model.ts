@@ -14,7 +14,7 @@ import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
-import { formatTime12h, isValidTimeZone, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
+import { canonicalTimeZone, formatTime12h, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
 import type { CreateSessionBody, Participation, Session } from './sessions.schema.js';
 
 /** A session's writable state, as the service reasons about it (time in minutes). */
@@ -65,23 +65,13 @@ export function writableFields(body: WritableInput, skip: (field: string) => boo
     if (value === undefined || skip(key)) continue;
     if (key === 'time') out.time = parseTime12h(value as string);
     else if (key === 'name') out.name = (value as string).trim();
-    else if (key === 'timezone') out.timezone = zoneSpelling(value as string);
+    else if (key === 'timezone') out.timezone = canonicalTimeZone(value as string) ?? value;
     else if (key === 'website_blocker' && value !== null) {
       const wb = value as Partial<WebsiteBlocker> & Pick<WebsiteBlocker, 'mode'>;
       out.website_blocker = { mode: wb.mode, category: wb.category ?? [], urls: wb.urls ?? [] };
     } else out[key] = value;
   }
   return out;
-}
-
-/**
- * Zone names match case-insensitively, so store the spelling the runtime uses
- * ("europe/berlin" → "Europe/Berlin"). Links keep their own name ("US/Eastern" stays).
- */
-function zoneSpelling(tz: string): string {
-  if (!isValidTimeZone(tz)) return tz;
-  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
-  return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
 }
 
 /** The columns a series' occurrences are computed from. */

@@ -19,10 +19,12 @@ export const ONE_OFF = '';
 
 /**
  * How far ahead of today (or of a series' start, when that is later) the occurrence index
- * holds a series without an end; the indexer extends it as days pass, and a listing
- * further out expands the rest per request.
+ * holds a series; the indexer extends it as days pass, and a listing further out expands
+ * the rest per request. Every index row costs a write in several b-trees, so the horizon
+ * covers the calendar views people use (the next three months), not the longest range a
+ * listing may ask for (docs/performance.md measures both sides).
  */
-export const INDEX_HORIZON_DAYS = 400;
+export const INDEX_HORIZON_DAYS = 92;
 
 /** The recurrence pattern of a stored series (with its deleted occurrences), or null for a one-off session. */
 export function seriesPattern(row: RecurrenceRow, exceptions?: ReadonlySet<string>): RecurrencePattern | null {

@@ -2,6 +2,7 @@ import type { Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { logSessionChange } from './sessions.changes.js';
 import type { SessionsContext } from './sessions.context.js';
 import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrences.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
@@ -39,21 +40,26 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
     const isHost = row.created_by === user.id;
     const key = { sessionId: id, date: occurrenceDate, userId: user.id };
     const existing = await ctx.participants.of(trx, key);
+    // Participant counts are part of the session's record: every join, leave and complete changes it.
+    const logged = () => logSessionChange(ctx, trx, { action: 'participation', user, now, before: row });
     switch (action) {
       case 'join': {
         if (isHost || existing !== undefined) break;
         const { occurrence } = await occurrenceItem(ctx, trx, row, occurrenceDate);
         if ((occurrence?.completed ?? row.status === 'completed') === true) throw conflict('The session is completed; it can no longer be joined.');
+        await logged();
         await ctx.participants.join(trx, { ...key, now });
         break;
       }
       case 'leave':
         if (isHost) throw conflict('The host cannot leave; delete the session instead.');
         if (existing?.completed_at != null) throw conflict('You completed this session; completion cannot be undone.');
+        if (existing !== undefined) await logged();
         await ctx.participants.leave(trx, key);
         break;
       case 'complete':
         if (!isHost && existing === undefined) throw conflict('Join the session before completing it.');
+        if (existing?.completed_at == null) await logged();
         await ctx.participants.complete(trx, { ...key, now });
         if (isHost && occurrenceDate === ONE_OFF && row.status !== 'completed') {
           await ctx.sessions.update(trx, id, { status: 'completed', updated_at: now });

@@ -1,4 +1,5 @@
 import type { Expression, ExpressionBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { Audience } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -223,6 +224,22 @@ export function createSessionsRepository(storage: Storage) {
         .values({ session_id: q.sessionId, occurrence_date: q.date })
         .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
         .execute();
+    },
+
+    /**
+     * Who can see the session as it is now (a change log entry keeps it, so that a reader
+     * who loses sight of the session is told it is gone): every org member when it is
+     * public, else its creator, collaborators and participants.
+     */
+    async audienceOf(db: Db, row: Pick<SessionRow, 'id' | 'is_public' | 'created_by'>): Promise<Audience> {
+      if (row.is_public === 1) return { public: true, users: [] };
+      const rows = await db
+        .selectFrom('session_collaborators')
+        .select('user_id')
+        .where('session_id', '=', row.id)
+        .union(db.selectFrom('session_participants').select('user_id').where('session_id', '=', row.id))
+        .execute();
+      return { public: false, users: [...new Set([row.created_by, ...rows.map((r) => r.user_id)])].sort((a, b) => a - b) };
     },
 
     /** Sessions whose occurrence index must be built or extended to reach `before`, oldest need first. */

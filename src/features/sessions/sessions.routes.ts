@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ErrorObject } from 'ajv';
 import type { FastifyRequest } from 'fastify';
 import { locationOf } from '../../toolkit/api.js';
+import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import type { FieldError } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
@@ -101,7 +102,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
   app.put(
     '/sessions/:id',
     {
-      config: { etag: true },
+      config: { etag: true, ifMatch: true },
       attachValidation: true,
       schema: {
         tags,
@@ -115,14 +116,15 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         response: { 200: jsonResponse('The session as changed.', SessionEnvelope), ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
       },
     },
-    async (request) => ({
-      data: await sessions.update(request.user, request.params.id, request.body, bodySchemaErrors(request)),
+    async (request, reply) => ({
+      data: await sessions.update(request.user, request.params.id, request.body, bodySchemaErrors(request), ifMatchOf(request, reply, SessionEnvelope)),
     }),
   );
 
   app.delete(
     '/sessions/:id',
     {
+      config: { ifMatch: true },
       schema: {
         tags,
         operationId: 'deleteSession',
@@ -136,7 +138,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       },
     },
     async (request, reply) => {
-      await sessions.delete(request.user, request.params.id, request.query);
+      await sessions.delete(request.user, request.params.id, request.query, ifMatchOf(request, reply, SessionEnvelope));
       return reply.code(204).send(null);
     },
   );

@@ -3,7 +3,7 @@ import type { Db } from '../../storage/database.js';
 import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
-import { isValidTimeZone } from '../recurrence/recurrence.time.js';
+import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import type { SessionModel } from './sessions.model.js';
 import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.schema.js';
@@ -45,7 +45,7 @@ export async function checkSessionRules(
   const errors = new FieldErrors();
   for (const e of schemaErrors) errors.add(e.path, e.message);
   if (!flagged('timezone') && candidate.timezone !== undefined && !isValidTimeZone(candidate.timezone)) {
-    errors.add('/timezone', 'is not an IANA time zone');
+    errors.add('/timezone', NOT_A_TIME_ZONE);
   }
   if (!flagged('is_recurring') && !flagged('occurrence') && candidate.is_recurring === 1 && (candidate.occurrence ?? null) === null) {
     errors.add('/occurrence', 'is required when is_recurring is 1');

@@ -22,6 +22,7 @@ import {
   READ_ONLY_FIELDS,
   ReadOnlyIgnored,
   StringEnum,
+  TimeZoneName,
   TrimmedText,
 } from '../../toolkit/schema-helpers.js';
 import { HANDLE_PATTERN } from '../auth/auth.caller.js';
@@ -45,10 +46,10 @@ const SessionDate = (options: Record<string, unknown> = {}) =>
 
 /**
  * What a created session holds for each optional field not sent: the one source, applied
- * by the service and shown in the OpenAPI document.
+ * by the service and shown in the OpenAPI document. `timezone` is not here: it defaults
+ * to the creator's home zone.
  */
 export const SESSION_DEFAULTS = {
-  timezone: 'UTC',
   is_public: false,
   collaborator: [] as string[],
   status: 'waiting',
@@ -107,7 +108,7 @@ const fields = {
     description: 'Local start time, `h:mm AM` or `hh:mm PM`; returned as `h:mm AM`.',
     examples: ['9:00 AM'],
   }),
-  timezone: Type.String({ minLength: 1, maxLength: 64, default: SESSION_DEFAULTS.timezone, description: 'IANA time zone.', examples: ['Europe/Berlin'] }),
+  timezone: TimeZoneName({ description: 'IANA time zone of `schedule` and `time`. Default on create: your home zone (`GET /me`).' }),
   is_public: Type.Boolean({ default: SESSION_DEFAULTS.is_public }),
   collaborator: Type.Array(Type.String({ pattern: HANDLE_PATTERN, 'x-message': 'must be a user handle (1–64 of a-z 0-9 . _ -)' }), {
     maxItems: 100,

@@ -1,7 +1,9 @@
-import type { Storage } from '../../storage/database.js';
+import type { Db, Storage } from '../../storage/database.js';
+import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
+import { logSessionChange } from './sessions.changes.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
@@ -20,6 +22,13 @@ import {
   type UpdateSessionBody,
 } from './sessions.schema.js';
 
+/** The record of one item as the user sees it, with participation: what GET answers. */
+async function recordOf(ctx: SessionsContext, db: Db, user: AuthenticatedUser, item: ItemKey): Promise<Session> {
+  const [record] = renderItems(await loadItems(ctx, db, { user, items: [item], participation: true }), [item], user);
+  if (record === undefined) throw notFound('session');
+  return record;
+}
+
 /**
  * The session with the user's participation. With `date` (a series' occurrence) the
  * record is that occurrence: its instants, status and participants. Without it, the
@@ -34,9 +43,19 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
     item = await occurrenceItem(ctx, db, row, resolveOccurrence(row, exceptions, date));
   }
-  const [record] = renderItems(await loadItems(ctx, db, { user, items: [item], participation: true }), [item], user);
-  if (record === undefined) throw notFound('session');
-  return record;
+  return recordOf(ctx, db, user, item);
+}
+
+/**
+ * Locks the session for a change by its creator and checks the request's precondition
+ * (If-Match) against the record GET answers without `date`, as it is under the lock.
+ */
+async function lockForChange(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Session> | undefined, verb: string) {
+  const row = await ctx.sessions.lockVisible(trx, { user, id });
+  if (row === undefined) throw notFound('session');
+  if (row.created_by !== user.id) throw forbidden(`Only the creator may ${verb} this session.`);
+  await precondition?.(() => recordOf(ctx, trx, user, { id }));
+  return row;
 }
 
 /** The columns whose change moves, hides or completes a session's occurrences in the index. */
@@ -53,13 +72,15 @@ async function createSession(
   body: CreateSessionBody,
   schemaErrors: readonly FieldError[] = [],
 ): Promise<Session> {
-  const model = { ...SESSION_DEFAULTS, ...writableFields(body, (field) => isFlagged(schemaErrors, field)) } as SessionModel;
+  // Without a zone of its own, a session takes place where its creator lives (contract section 6).
+  const model = { ...SESSION_DEFAULTS, timezone: user.timezone, ...writableFields(body, (field) => isFlagged(schemaErrors, field)) } as SessionModel;
   const now = new Date().toISOString();
   const id = await ctx.storage.transaction(async (trx) => {
     const collaboratorIds = await checkSessionRules(ctx, trx, user, model, schemaErrors);
     const newId = await ctx.sessions.insert(trx, { ...columnsOf(model, now), created_by: user.id, created_at: now });
     await ctx.sessions.replaceCollaborators(trx, { sessionId: newId, userIds: collaboratorIds });
     await reindexSession(ctx, trx, newId);
+    await logSessionChange(ctx, trx, { action: 'created', user, now, after: { id: newId, org_id: model.org_id, created_by: user.id } });
     return newId;
   });
   return getSession(ctx, user, id);
@@ -79,11 +100,10 @@ async function updateSession(
   id: number,
   body: UpdateSessionBody,
   schemaErrors: readonly FieldError[] = [],
+  precondition?: Precondition<Session>,
 ): Promise<Session> {
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.lockVisible(trx, { user, id });
-    if (row === undefined) throw notFound('session');
-    if (row.created_by !== user.id) throw forbidden('Only the creator may change this session.');
+    const row = await lockForChange(ctx, trx, user, id, precondition, 'change');
     const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
     if (schemaErrors.length === 0 && Object.keys(changes).length === 0) {
       throw validationFailed([{ path: '/', message: 'send at least one writable field' }]);
@@ -97,7 +117,9 @@ async function updateSession(
     const before = columnsOf(current, row.updated_at, exceptions);
     const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
     if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(before)) return;
-    await ctx.sessions.update(trx, id, { ...columns, updated_at: new Date().toISOString() });
+    const now = new Date().toISOString();
+    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row, after: { id, org_id: merged.org_id, created_by: row.created_by } });
+    await ctx.sessions.update(trx, id, { ...columns, updated_at: now });
     if (collaboratorsChanged || merged.org_id !== current.org_id) {
       await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
     }
@@ -111,14 +133,19 @@ async function updateSession(
  * (the foreign key says so). For a series, scope=occurrence removes one occurrence and
  * scope=following ends the series before the date (both: default date = next occurrence).
  */
-async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: number, query: DeleteSessionQuery): Promise<void> {
+async function deleteSession(
+  ctx: SessionsContext,
+  user: AuthenticatedUser,
+  id: number,
+  query: DeleteSessionQuery,
+  precondition?: Precondition<Session>,
+): Promise<void> {
   const scope = query.scope ?? 'series';
   await ctx.storage.transaction(async (trx) => {
-    const row = await ctx.sessions.lockVisible(trx, { user, id });
-    if (row === undefined) throw notFound('session');
-    if (row.created_by !== user.id) throw forbidden('Only the creator may delete this session.');
+    const row = await lockForChange(ctx, trx, user, id, precondition, 'delete');
     if (scope === 'series') {
       if (query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
+      await logSessionChange(ctx, trx, { action: 'deleted', user, now: new Date().toISOString(), before: row });
       await ctx.sessions.delete(trx, id);
       return;
     }
@@ -133,6 +160,7 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
           `A series keeps at most ${MAX_REMOVED_OCCURRENCES} removed occurrences; end it (scope=following) or change its pattern instead.`,
         );
       }
+      await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
       await ctx.sessions.addException(trx, { sessionId: id, date });
       await ctx.participants.remove(trx, { sessionId: id, date });
       await ctx.index.remove(trx, { sessionId: id, date });
@@ -143,9 +171,11 @@ async function deleteSession(ctx: SessionsContext, user: AuthenticatedUser, id: 
     const pattern = seriesPattern(row, exceptions);
     const previous = pattern === null ? null : previousOccurrenceBefore(pattern, date);
     if (previous === null) {
+      await logSessionChange(ctx, trx, { action: 'deleted', user, now, before: row });
       await ctx.sessions.delete(trx, id);
       return;
     }
+    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
     const { starts_at, ends_at, rrule } = columnsOf({ ...model, recurring_ends: previous }, now, exceptions);
     await ctx.sessions.update(trx, id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
     await ctx.participants.deleteFrom(trx, { sessionId: id, date });
@@ -177,9 +207,11 @@ export function createSessionsService(storage: Storage) {
     list: (user: AuthenticatedUser, query: ListSessionsQuery) => listSessions(ctx, user, query),
     get: (user: AuthenticatedUser, id: number, date?: string) => getSession(ctx, user, id, date),
     create: (user: AuthenticatedUser, body: CreateSessionBody, schemaErrors?: readonly FieldError[]) => createSession(ctx, user, body, schemaErrors),
-    update: (user: AuthenticatedUser, id: number, body: UpdateSessionBody, schemaErrors?: readonly FieldError[]) =>
-      updateSession(ctx, user, id, body, schemaErrors),
-    delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery) => deleteSession(ctx, user, id, query),
+    /** `precondition`: the request's If-Match (`ifMatchOf`), checked under the row lock. */
+    update: (user: AuthenticatedUser, id: number, body: UpdateSessionBody, schemaErrors?: readonly FieldError[], precondition?: Precondition<Session>) =>
+      updateSession(ctx, user, id, body, schemaErrors, precondition),
+    delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery, precondition?: Precondition<Session>) =>
+      deleteSession(ctx, user, id, query, precondition),
     occurrences: (user: AuthenticatedUser, id: number, from: string, to: string) => listOccurrences(ctx, user, id, from, to),
     participate: (user: AuthenticatedUser, id: number, action: ParticipationAction, date?: string) => participate(ctx, user, id, action, date),
     /** One step of the occurrence indexer (see indexStep); the server runs it in the background. */

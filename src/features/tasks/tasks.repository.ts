@@ -18,6 +18,11 @@ export function createTasksRepository(storage: Storage) {
       return db.selectFrom('tasks').selectAll().where('id', '=', q.id).where('owner_id', '=', q.ownerId).executeTakeFirst();
     },
 
+    /** The task, locked against concurrent writers until the transaction ends (see Storage.forUpdate). */
+    async lock(db: Db, q: { ownerId: number; id: number }): Promise<TaskRow | undefined> {
+      return storage.forUpdate(db.selectFrom('tasks').selectAll().where('id', '=', q.id).where('owner_id', '=', q.ownerId)).executeTakeFirst();
+    },
+
     async list(q: { ownerId: number; sessionId?: number; isCompleted?: boolean; afterId?: number; limit: number }): Promise<TaskRow[]> {
       let query = storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId);
       if (q.sessionId !== undefined) query = query.where('session_id', '=', q.sessionId);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { locationOf } from '../../toolkit/api.js';
+import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
@@ -96,7 +97,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
   app.put(
     '/tasks/:id',
     {
-      config: { etag: true },
+      config: { etag: true, ifMatch: true },
       schema: {
         tags,
         operationId: 'updateTask',
@@ -107,12 +108,13 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
         response: { 200: jsonResponse('The task as changed.', TaskEnvelope), ...problemResponses(400, 404, 413, 415, 422, ...common) },
       },
     },
-    async (request) => ({ data: await tasks.update(request.user, request.params.id, request.body) }),
+    async (request, reply) => ({ data: await tasks.update(request.user, request.params.id, request.body, ifMatchOf(request, reply, TaskEnvelope)) }),
   );
 
   app.delete(
     '/tasks/:id',
     {
+      config: { ifMatch: true },
       schema: {
         tags,
         operationId: 'deleteTask',
@@ -123,7 +125,7 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
       },
     },
     async (request, reply) => {
-      await tasks.delete(request.user, request.params.id);
+      await tasks.delete(request.user, request.params.id, ifMatchOf(request, reply, TaskEnvelope));
       return reply.code(204).send(null);
     },
   );

@@ -1,8 +1,11 @@
+import type { ChangeAction } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
+import type { Precondition } from '../../toolkit/entity-tags.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { createChangesRepository } from '../changes/changes.repository.js';
 import { isSessionVisible } from '../sessions/sessions.visibility.js';
 import { sourceIdKey, toTask } from './tasks.model.js';
 import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
@@ -21,6 +24,30 @@ export type TasksService = ReturnType<typeof createTasksService>;
 /** The caller's own tasks, one at a time or imported in bulk. Built once per storage. */
 export function createTasksService(storage: Storage) {
   const repo = createTasksRepository(storage);
+  const changes = createChangesRepository(storage);
+
+  /** Records task changes in the change log, in the transaction that makes them. */
+  const logged = (db: Db, user: AuthenticatedUser, entries: readonly { id: number; action: ChangeAction }[], now: string) =>
+    changes.record(
+      db,
+      entries.map(({ id, action }) => ({
+        kind: 'task' as const,
+        action,
+        record_id: id,
+        org_id: null,
+        owner_id: user.id,
+        audience: null,
+        actor_id: user.id,
+        changed_at: now,
+      })),
+    );
+
+  /** Locks the caller's task and checks the precondition against the record GET answers. */
+  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<void> {
+    const row = await repo.lock(trx, { ownerId: user.id, id });
+    if (row === undefined) throw notFound('task');
+    await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
+  }
 
   return {
     async list(user: AuthenticatedUser, query: ListTasksQuery) {
@@ -53,15 +80,18 @@ export function createTasksService(storage: Storage) {
         // The session is checked in the transaction that inserts, so it cannot vanish in between.
         const row = await storage.transaction(async (trx) => {
           await requireVisibleSession(trx, user, body.session_id);
-          return repo.insert(trx, {
+          const now = new Date().toISOString();
+          const inserted = await repo.insert(trx, {
             ownerId: user.id,
             context: body.context.trim(),
             isCompleted: body.is_completed ?? false,
             source,
             sourceId,
             sessionId: body.session_id,
-            now: new Date().toISOString(),
+            now,
           });
+          await logged(trx, user, [{ id: inserted.id, action: 'created' }], now);
+          return inserted;
         });
         return toTask(row, user.handle);
       } catch (error) {
@@ -72,23 +102,28 @@ export function createTasksService(storage: Storage) {
       }
     },
 
-    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody): Promise<Task> {
+    /** Reads, compares (`precondition`: the request's If-Match) and writes in one transaction, the row locked first. */
+    async update(user: AuthenticatedUser, id: number, body: UpdateTaskBody, precondition?: Precondition<Task>): Promise<Task> {
       if (body.context === undefined && body.is_completed === undefined) {
         throw validationFailed([{ path: '/', message: 'send at least one of context, is_completed' }]);
       }
-      const row = await repo.update(storage.db, {
-        ownerId: user.id,
-        id,
-        context: body.context?.trim(),
-        isCompleted: body.is_completed,
-        now: new Date().toISOString(),
+      const row = await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
+        const now = new Date().toISOString();
+        const updated = await repo.update(trx, { ownerId: user.id, id, context: body.context?.trim(), isCompleted: body.is_completed, now });
+        if (updated !== undefined) await logged(trx, user, [{ id, action: 'updated' }], now);
+        return updated;
       });
       if (row === undefined) throw notFound('task');
       return toTask(row, user.handle);
     },
 
-    async delete(user: AuthenticatedUser, id: number): Promise<void> {
-      if (!(await repo.delete(storage.db, { ownerId: user.id, id }))) throw notFound('task');
+    async delete(user: AuthenticatedUser, id: number, precondition?: Precondition<Task>): Promise<void> {
+      await storage.transaction(async (trx) => {
+        await lockTask(trx, user, id, precondition);
+        await repo.delete(trx, { ownerId: user.id, id });
+        await logged(trx, user, [{ id, action: 'deleted' }], new Date().toISOString());
+      });
     },
 
     /**
@@ -105,7 +140,9 @@ export function createTasksService(storage: Storage) {
       const now = new Date().toISOString();
       const stored = await storage.transaction(async (trx) => {
         await requireVisibleSession(trx, user, body.session_id);
-        return repo.upsert(trx, { ownerId: user.id, sessionId: body.session_id, rows, now });
+        const upserted = await repo.upsert(trx, { ownerId: user.id, sessionId: body.session_id, rows, now });
+        await logged(trx, user, upserted.map((r) => ({ id: r.id, action: r.version === 1 ? 'created' : 'updated' })), now);
+        return upserted;
       });
       const byKey = new Map(stored.map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
       const created = stored.filter((r) => r.version === 1).length;

@@ -1,0 +1,51 @@
+import type { Db, Storage } from '../../storage/database.js';
+import type { ChangeRow, NewChange } from '../../storage/tables.js';
+
+/** A change-log row that has its place in commit order. */
+export type PositionedChange = ChangeRow & { position: number };
+
+export type ChangesRepository = ReturnType<typeof createChangesRepository>;
+
+/**
+ * The change log: written in the transaction of every change to a session or task, read
+ * by position (commit order, Storage.sequenceChanges). Built once per storage.
+ */
+export function createChangesRepository(storage: Storage) {
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 10));
+
+  return {
+    /** Records changes in the caller's transaction: they commit, or vanish, with it. */
+    async record(db: Db, entries: readonly NewChange[]): Promise<void> {
+      for (let i = 0; i < entries.length; i += chunk) await db.insertInto('changes').values(entries.slice(i, i + chunk)).execute();
+    },
+
+    /**
+     * Positioned changes after `after` of the sessions of `orgIds` and the tasks of
+     * `ownerId`, in commit order, at most `limit`: one index stream per org and one for the
+     * owner's tasks, merged. A committed change not positioned yet comes in a later read,
+     * after everything read now.
+     */
+    async after(q: { orgIds: readonly number[]; ownerId: number; after: number; limit: number }): Promise<PositionedChange[]> {
+      const base = () => storage.db.selectFrom('changes').selectAll().where('changes.position', '>', q.after);
+      const streams = await Promise.all([
+        ...q.orgIds.map((orgId) => base().where('changes.org_id', '=', orgId).orderBy('changes.position').limit(q.limit).execute()),
+        base().where('changes.owner_id', '=', q.ownerId).where('changes.kind', '=', 'task').orderBy('changes.position').limit(q.limit).execute(),
+      ]);
+      const rows = [...new Map(streams.flat().map((r) => [r.id, r as PositionedChange])).values()];
+      return rows.sort((a, b) => a.position - b.position).slice(0, q.limit);
+    },
+
+    /** The newest position given (0: none yet): where a full sync continues from. */
+    async head(): Promise<number> {
+      const row = await storage.db.selectFrom('changes').select((eb) => eb.fn.max('position').as('top')).executeTakeFirst();
+      return Number(row?.top ?? 0);
+    },
+
+    /** Deletes up to `limit` changes older than `before`; returns how many. */
+    async purge(db: Db, q: { before: string; limit: number }): Promise<number> {
+      const old = db.selectFrom('changes').select('id').where('changed_at', '<', q.before).orderBy('changed_at').limit(q.limit);
+      const result = await db.deleteFrom('changes').where('id', 'in', old).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

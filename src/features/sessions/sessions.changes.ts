@@ -1,0 +1,33 @@
+import { type Audience, type ChangeAction, toJson } from '../../storage/columns.js';
+import type { Db } from '../../storage/database.js';
+import type { NewChange, SessionRow } from '../../storage/tables.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import type { SessionsContext } from './sessions.context.js';
+
+/**
+ * Records a change of a session in the change log, in the caller's transaction. `before`
+ * is the row as it was (undefined for a new session): its org and audience tell a reader
+ * who loses sight of the session that it is gone. A session moved to another org is
+ * logged under both.
+ */
+export async function logSessionChange(
+  ctx: SessionsContext,
+  db: Db,
+  q: { action: ChangeAction; user: AuthenticatedUser; now: string; before?: SessionRow; after?: Pick<SessionRow, 'id' | 'org_id' | 'created_by'> },
+): Promise<void> {
+  const row = q.before ?? q.after;
+  if (row === undefined) return;
+  const audience: Audience | undefined = q.before === undefined ? undefined : await ctx.sessions.audienceOf(db, q.before);
+  const entry = (orgId: number): NewChange => ({
+    kind: 'session',
+    action: q.action,
+    record_id: row.id,
+    org_id: orgId,
+    owner_id: row.created_by,
+    audience: audience === undefined ? null : toJson(audience),
+    actor_id: q.user.id,
+    changed_at: q.now,
+  });
+  const orgs = new Set([row.org_id, ...(q.after === undefined ? [] : [q.after.org_id])]);
+  await ctx.changes.record(db, [...orgs].map(entry));
+}

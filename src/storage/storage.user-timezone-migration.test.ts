@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
+import { sessionRow } from '../../test/helpers/session-row.js';
+import { type Storage, openStorage } from './database.js';
+
+/*
+ * 0006_user_timezone on a database that already has users and sessions: the users keep
+ * what they had and are on UTC (where their sessions were placed before there was a home
+ * zone); their sessions are untouched.
+ */
+describeEachDialect('migration 0006_user_timezone', (dialect) => {
+  const database = useTestDatabase(dialect);
+  let storage: Storage;
+
+  beforeAll(() => {
+    storage = openStorage({ databaseUrl: database.url });
+  });
+  afterAll(async () => {
+    await storage.close();
+  });
+
+  it('leaves existing users on UTC and their sessions where they were', async () => {
+    const applied = await storage.migrate('0005_idempotency_keys');
+    expect(applied.at(-1)).toBe('0005_idempotency_keys');
+    const now = '2026-01-01T00:00:00.000Z';
+    const { db } = storage;
+    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    const ids: number[] = [];
+    for (const handle of ['ann', 'ben']) {
+      ids.push((await db.insertInto('users').values({ handle, created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
+    }
+    await db
+      .insertInto('sessions')
+      .values(sessionRow('Old', ids[0] as number, { timezone: 'Europe/Berlin', starts_at: '2026-01-02T08:00:00.000Z', ends_at: '2026-01-02T08:25:00.000Z' }))
+      .execute();
+    const sessionBefore = await db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
+
+    expect(await storage.migrate()).toContain('0006_user_timezone');
+    const users = await db.selectFrom('users').select(['id', 'handle', 'created_at', 'timezone']).orderBy('id').execute();
+    expect(users).toEqual([
+      { id: ids[0], handle: 'ann', created_at: now, timezone: 'UTC' },
+      { id: ids[1], handle: 'ben', created_at: now, timezone: 'UTC' },
+    ]);
+    expect(await db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow()).toEqual(sessionBefore);
+    // A user added afterwards without a zone gets the default from the database too.
+    await db.insertInto('users').values({ handle: 'cem', created_at: now }).execute();
+    expect((await db.selectFrom('users').select('timezone').where('handle', '=', 'cem').executeTakeFirstOrThrow()).timezone).toBe('UTC');
+  });
+});
