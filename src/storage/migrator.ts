@@ -47,6 +47,10 @@ export async function runMigrations(database: Kysely<Database>, dialect: Dialect
     const migrator = new Migrator({
       db,
       provider: { getMigrations: () => Promise.resolve(migrations(dialect)) },
+      // Numbers are handed out to work done in parallel, so a migration may be merged after a
+      // later-numbered one was applied somewhere (0008 before 0007). Each stands on its own:
+      // a pending one runs whatever its number, instead of the start failing.
+      allowUnorderedMigrations: true,
       // Kysely looks for its bookkeeping tables in every schema unless told which one: with
       // another schema of the same database already migrated, it would skip creating its own.
       ...(schema === undefined ? {} : { migrationTableSchema: schema }),
