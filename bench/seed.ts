@@ -15,6 +15,7 @@ import {
   MAX_REMOVED_OCCURRENCES,
   hashToken,
   sessionColumns,
+  sourceIdColumns,
 } from './service-calls.js';
 
 export interface SeedSizes {
@@ -297,7 +298,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
       context: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)} — item ${taskCount}`,
       is_completed: rand() < 0.4 ? 1 : 0,
       source,
-      source_id: sourceId,
+      ...sourceIdColumns(sourceId),
       session_id: orgSessions !== null && orgSessions.length > 0 ? pick(orgSessions) : 1 + Math.floor(rand() * sizes.sessions),
       created_at: now,
       updated_at: now,
@@ -308,7 +309,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   for (let i = 0; i < 200; i++) task(3, null, null);
   while (taskCount < sizes.tasks) {
     if (tasks.length >= BATCH) {
-      await insertChunked(storage, 'tasks', tasks, 10);
+      await insertChunked(storage, 'tasks', tasks, 11);
       tasks = [];
     }
     const owner = 4 + Math.floor(rand() * (sizes.users - 3));
@@ -321,7 +322,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   // After everyone else's, so that they keep the ids they had before the hoarder existed; a third imported, like the rest.
   for (let i = 0; i < HOARDER_TASKS; i++) task(special.hoarder, i % 3 === 0 ? 'todoist' : null, i % 3 === 0 ? i : null);
   const writerFirst = 51 + 500;
-  await insertChunked(storage, 'tasks', tasks, 10);
+  await insertChunked(storage, 'tasks', tasks, 11);
   rows += taskCount;
 
   // The planner's own sessions in its own org, the targets of PUT /sessions/{id}.

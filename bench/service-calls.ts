@@ -14,6 +14,7 @@ export { addDays } from '../src/features/recurrence/recurrence.dates.js';
 export { type SessionModel, columnsOf as sessionColumns } from '../src/features/sessions/sessions.model.js';
 /** A session's writable state with every optional field at its default. */
 export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export { sourceIdColumns } from '../src/features/tasks/tasks.model.js';
 export type { Storage } from '../src/storage/database.js';
 export type { Database } from '../src/storage/tables.js';
 

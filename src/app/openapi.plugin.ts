@@ -1,10 +1,11 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
-import { SessionSchema } from '../features/sessions/sessions.schema.js';
-import { TaskSchema } from '../features/tasks/tasks.schema.js';
+import { PACKAGE } from '../config/config.package.js';
 import { API_PREFIX } from '../toolkit/api.js';
-import { ProblemSchema, problemResponses } from '../toolkit/problem.schema.js';
+import { problemResponses } from '../toolkit/problem.schema.js';
+import { type Components, documentedRoute, finishedDocument } from './openapi.document.js';
+import { RATE_LIMIT_EXEMPT } from './rate-limit.plugin.js';
 
 /**
  * The OpenAPI 3.1 document, generated from the schemas every route validates with, at
@@ -13,17 +14,23 @@ import { ProblemSchema, problemResponses } from '../toolkit/problem.schema.js';
  */
 export const openapiPlugin = fp(
   async (app) => {
-    for (const schema of [ProblemSchema, TaskSchema, SessionSchema]) app.addSchema(schema);
+    const components: Components = new Map();
 
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
         info: {
           title: 'Focus API',
-          version: '1.0.0',
-          description: 'Timed focus sessions and the tasks people commit to in them. Errors are RFC 9457 problem+json.',
+          version: PACKAGE.version,
+          summary: 'Timed focus sessions and the tasks people commit to in them.',
+          description:
+            'Timed focus sessions (one-off or recurring) in organizations, who joins them, and the tasks people commit to in them, ' +
+            'imported in bulk from Todoist, Linear, Jira or GitHub. Every request but the probes and this document needs a bearer token ' +
+            '(`npx focus tokens issue <handle>`). Success bodies are `{"data": …}`; errors are RFC 9457 problem+json.',
+          contact: { name: PACKAGE.author, url: PACKAGE.homepage },
+          license: { name: PACKAGE.license, identifier: PACKAGE.license },
         },
-        servers: [{ url: '/' }],
+        servers: [{ url: '/', description: 'This server.' }],
         components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An `fst_` token from `npx focus tokens issue`.' } } },
         security: [{ bearer: [] }],
         tags: [
@@ -33,7 +40,10 @@ export const openapiPlugin = fp(
           { name: 'operations', description: 'Health, readiness and this document' },
         ],
       },
-      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      transform: ({ schema, url }) => ({ schema: documentedRoute(schema as Record<string, unknown>, components), url }),
+      // Always an OpenAPI (not Swagger 2) document here: the `openapi` option above says so.
+      transformObject: (document) =>
+        finishedDocument((document as { openapiObject: Record<string, unknown> }).openapiObject, components, (path) => !RATE_LIMIT_EXEMPT.has(path)),
     });
     // The page reads the document from its documented address (the plugin's default is /docs/json).
     await app.register(swaggerUi, {
@@ -46,7 +56,9 @@ export const openapiPlugin = fp(
       {
         schema: {
           tags: ['operations'],
+          operationId: 'getOpenApiDocument',
           summary: 'This OpenAPI 3.1 document',
+          description: 'The OpenAPI 3.1 description of this API, generated from the schemas that validate its requests. No token needed.',
           security: [],
           response: {
             200: {

@@ -23,7 +23,8 @@ import { rateLimited } from '../toolkit/errors.js';
  */
 
 export const RATE_WINDOW_SECONDS = 60;
-const EXEMPT = new Set(['/healthz', '/readyz']);
+/** Paths no budget applies to (and whose answers carry no RateLimit headers). */
+export const RATE_LIMIT_EXEMPT: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
 
 export interface RateLimitOptions {
   /** Requests per window per token (and per address); 0 turns limiting off. */
@@ -94,7 +95,7 @@ async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions
     keyGenerator: (request) => tokenKey(request) ?? addressKey(request),
   });
   const counts = new WeakMap<FastifyRequest, Count>();
-  const exempt = (request: FastifyRequest) => EXEMPT.has(request.url.split('?')[0] ?? '');
+  const exempt = (request: FastifyRequest) => RATE_LIMIT_EXEMPT.has(request.url.split('?')[0] ?? '');
 
   const record = (request: FastifyRequest, policy: Policy, outcome: Awaited<ReturnType<typeof limiter>>): Count => {
     const count: Count = outcome.isAllowed

@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { environmentHelp } from '../config/config.docs.js';
 import { type Config, describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
-import { PACKAGE_ROOT } from '../config/config.variables.js';
+import { PACKAGE } from '../config/config.package.js';
 import { type AuthService, createAuthService } from '../features/auth/auth.service.js';
 import { type Storage, openStorage } from '../storage/database.js';
 import { FocusCommand, positiveInteger, repeatable, single } from './cli.parsing.js';
-
-const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** stdout carries only the JSON result; everything else goes to stderr. */
 function print(result: unknown): void {
@@ -40,7 +36,7 @@ export function buildProgram(): Command {
       'Focus: timed focus sessions and tasks over HTTP, and the commands that administer it.\n' +
         'Each command prints only its JSON result on stdout; logs and errors go to stderr (one line, non-zero exit).',
     )
-    .version(VERSION, '-V, --version', 'print the version and exit')
+    .version(PACKAGE.version, '-V, --version', 'print the version and exit')
     .helpOption('-h, --help', 'print help and exit')
     .helpCommand(false);
 

@@ -24,6 +24,10 @@ export type WeekPosition = (typeof WEEK_POSITIONS)[number];
 export const BLOCKER_MODES = ['preset', 'custom'] as const;
 export type BlockerMode = (typeof BLOCKER_MODES)[number];
 
+/** The JSON type a task's `source_id` was last sent with; the column holds its text. */
+export const SOURCE_ID_TYPES = ['integer', 'string'] as const;
+export type SourceIdType = (typeof SOURCE_ID_TYPES)[number];
+
 export interface WebsiteBlocker {
   mode: BlockerMode;
   category: string[];

@@ -6,10 +6,11 @@ import * as sessionListingIndex from './migrations/0003_session_listing_index.js
 import * as occurrenceIndex from './migrations/0004_occurrence_index.js';
 import * as idempotencyKeys from './migrations/0005_idempotency_keys.js';
 import * as userTimezone from './migrations/0006_user_timezone.js';
+import * as stringSourceId from './migrations/0007_string_source_id.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import type { Database } from './tables.js';
 
-/** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones). */
+/** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, dialect) },
@@ -18,6 +19,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_occurrence_index': { up: (db) => occurrenceIndex.up(db, dialect) },
     '0005_idempotency_keys': { up: (db) => idempotencyKeys.up(db, dialect) },
     '0006_user_timezone': { up: (db) => userTimezone.up(db) },
+    '0007_string_source_id': { up: (db) => stringSourceId.up(db) },
     '0008_change_log': { up: (db) => changeLog.up(db, dialect) },
   };
 }
@@ -45,6 +47,10 @@ export async function runMigrations(database: Kysely<Database>, dialect: Dialect
     const migrator = new Migrator({
       db,
       provider: { getMigrations: () => Promise.resolve(migrations(dialect)) },
+      // Numbers are handed out to work done in parallel, so a migration may be merged after a
+      // later-numbered one was applied somewhere (0008 before 0007). Each stands on its own:
+      // a pending one runs whatever its number, instead of the start failing.
+      allowUnorderedMigrations: true,
       // Kysely looks for its bookkeeping tables in every schema unless told which one: with
       // another schema of the same database already migrated, it would skip creating its own.
       ...(schema === undefined ? {} : { migrationTableSchema: schema }),

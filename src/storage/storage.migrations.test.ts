@@ -1,5 +1,9 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Storage, openStorage } from './database.js';
+import * as changeLog from './migrations/0008_change_log.js';
+import { postgresDialect } from './postgres.js';
+import { sqliteDialect } from './sqlite.js';
 import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 
 /*
@@ -26,5 +30,31 @@ describeEachDialect('migrations from several instances at once', (dialect) => {
     expect(all).toContain('0002_session_name_search');
     // And a later start finds nothing left to do.
     expect(await (storages[0] as Storage).migrate()).toEqual([]);
+  });
+});
+
+/*
+ * Migration numbers are handed out to work done in parallel: a database may already hold
+ * 0008 when 0007 arrives (a development database, a staging server). The start must apply
+ * the one it lacks, not refuse.
+ */
+describeEachDialect('a migration merged after a later-numbered one', (dialect) => {
+  const database = useTestDatabase(dialect);
+
+  it('is applied on the next start, once', async () => {
+    const storage = openStorage({ databaseUrl: database.url });
+    try {
+      await storage.migrate('0006_user_timezone');
+      // The database as a build without 0007 left it: 0008 applied and recorded.
+      await changeLog.up(storage.db, dialect === 'sqlite' ? sqliteDialect : postgresDialect);
+      await sql`insert into kysely_migration (name, timestamp) values ('0008_change_log', ${new Date().toISOString()})`.execute(storage.db);
+
+      expect(await storage.migrate()).toEqual(['0007_string_source_id']);
+      expect(await storage.migrate()).toEqual([]);
+      // 0007's column is there (on PostgreSQL, in this test's own schema).
+      expect((await sql`select source_id, source_id_type from tasks`.execute(storage.db)).rows).toEqual([]);
+    } finally {
+      await storage.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import type {
   MonthOption,
   Occurrence,
   SessionType,
+  SourceIdType,
   Status,
   WebsiteBlocker,
   WeekPosition,
@@ -140,7 +141,10 @@ export interface TasksTable {
   context: string;
   is_completed: Flag;
   source: string | null;
-  source_id: number | null;
+  /** The origin's id as text: the de-duplication key (`42` and `"42"` are one task). */
+  source_id: string | null;
+  /** The JSON type source_id was last sent with; null with it. */
+  source_id_type: SourceIdType | null;
   session_id: number | null;
   /** 1 when inserted, +1 on every change; tells an upsert's insert from its update. */
   version: ColumnType<number, number | undefined, number>;

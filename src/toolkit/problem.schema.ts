@@ -1,25 +1,36 @@
 import { Type } from 'typebox';
 import { BODY_LIMIT_LABEL } from './api.js';
+import { Named } from './openapi.js';
 
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String({ format: 'uri' }),
-    title: Type.String(),
-    status: Type.Integer({ minimum: 400, maximum: 599 }),
-    detail: Type.String(),
-    instance: Type.Optional(Type.String()),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false })),
-    ),
-  },
-  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+export const FieldErrorSchema = Named(
+  'FieldError',
+  Type.Object(
+    {
+      path: Type.String({ description: 'JSON Pointer into the part of the request that broke the rule (body, query string or path).', examples: ['/tasks/3/context'] }),
+      message: Type.String({ examples: ['must be 1–2000 characters after trimming'] }),
+    },
+    { additionalProperties: false, description: 'One broken rule of a request.' },
+  ),
 );
 
-const ref = Type.Ref('Problem');
+export const ProblemSchema = Named(
+  'Problem',
+  Type.Object(
+    {
+      type: Type.String({ format: 'uri', description: 'Stable, for programs: `https://focus.dev/problems/<kind>`.', examples: ['https://focus.dev/problems/validation-failed'] }),
+      title: Type.String({ description: 'Short, for people.', examples: ['Validation failed'] }),
+      status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code.' }),
+      detail: Type.String({ description: 'What went wrong with this request, for people.', examples: ['The request breaks 1 field rule.'] }),
+      instance: Type.Optional(Type.String({ description: 'The request path.', examples: ['/api/v1/tasks'] })),
+      errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'On 422: the broken rules, at most 100, in document order.' })),
+    },
+    { title: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+  ),
+);
 
 const describe = (description: string) => ({
   description,
-  content: { 'application/problem+json': { schema: ref } },
+  content: { 'application/problem+json': { schema: ProblemSchema } },
 });
 
 /** The error responses an operation documents; every route lists the ones it can answer. */

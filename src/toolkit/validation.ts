@@ -73,7 +73,8 @@ const xMessage = (e: ErrorObject): string | undefined => {
 const friendly: Record<string, (e: ErrorObject) => string> = {
   additionalProperties: () => 'unknown field',
   required: () => 'is required',
-  type: (e) => `must be ${String((e.params as { type: string }).type)}`,
+  // A schema of several types (`["integer", "string", "null"]`) names them all: "integer, string or null".
+  type: (e) => `must be ${String((e.params as { type: string }).type).replace(/,(?=[^,]*$)/, ' or ').replace(/,/g, ', ')}`,
   const: (e) => `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`,
   pattern: (e) => xMessage(e) ?? 'has an invalid format',
   format: (e) => xMessage(e) ?? `must be a valid ${String((e.params as { format: string }).format)}`,

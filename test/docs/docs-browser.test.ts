@@ -8,7 +8,8 @@ import { type ServerProcess, buildOnce, startServer } from '../helpers/server-pr
 
 /*
  * /docs as an integrator meets it: a real browser on a real server process. The page
- * renders the document, Authorize takes a token, and "Try it out" on GET /me answers 200.
+ * renders the document, Authorize takes a token, "Try it out" on GET /me answers 200, and
+ * the pre-filled example bodies are valid and create what they show.
  */
 
 const available = chromiumAvailable();
@@ -42,7 +43,7 @@ describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium
     await database?.drop();
   });
 
-  it('renders the document, authorizes with a token, and runs GET /me', async () => {
+  it('renders the document, authorizes with a token, runs GET /me, and runs the pre-filled examples', async () => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
@@ -70,6 +71,30 @@ describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium
     await expect.poll(() => answer.locator('.response-col_status').textContent(), { timeout: 20_000 }).toBe('200');
     const body = await answer.locator('pre code').first().textContent();
     expect(JSON.parse(body ?? 'null')).toEqual({ data: { handle: 'alice', org_ids: [1], timezone: 'UTC' } });
+
+    // "Try it out" starts from the documented examples: valid bodies without read-only
+    // fields, which create what they say (session 1 is the first one created).
+    const tryOut = async (method: string, path: string) => {
+      const op = page.locator(`.opblock-${method}`, { has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+      await op.locator('.opblock-summary').first().click();
+      await op.locator('button.try-out__btn').click();
+      const editor = op.locator('textarea.body-param__text');
+      const prefilled = (await editor.count()) > 0 ? (JSON.parse(await editor.inputValue()) as Record<string, unknown>) : undefined;
+      await op.locator('button.execute').click();
+      const row = op.locator('.live-responses-table tr.response');
+      await expect.poll(() => row.locator('.response-col_status').textContent(), { timeout: 20_000 }).toMatch(/^\d{3}$/);
+      return { prefilled, status: await row.locator('.response-col_status').textContent(), answer: JSON.parse((await row.locator('pre code').first().textContent()) ?? 'null') as { data: Record<string, unknown> } };
+    };
+    const session = await tryOut('post', '/api/v1/sessions');
+    expect(session.prefilled).toMatchObject({ org_id: 1, name: expect.any(String), time: '9:00 AM' });
+    expect(session.status).toBe('201');
+    expect(session.answer.data).toMatchObject({ id: 1, ...session.prefilled, created_by: 'alice' });
+    const task = await tryOut('post', '/api/v1/tasks');
+    expect(Object.keys(task.prefilled ?? {}).sort()).toEqual(['context', 'session_id']);
+    expect(task.status).toBe('201');
+    expect(task.answer.data).toMatchObject({ ...task.prefilled, owner: 'alice', source: null });
+    const listed = await tryOut('get', '/api/v1/sessions');
+    expect(listed.status).toBe('200');
     expect(pageErrors).toEqual([]);
   }, 90_000);
 });

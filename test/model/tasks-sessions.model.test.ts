@@ -15,7 +15,7 @@ interface ModelTask {
   context: string;
   is_completed: boolean;
   source: string | null;
-  source_id: number | null;
+  source_id: number | string | null;
   session_id: number | null;
 }
 interface Model {
@@ -130,7 +130,7 @@ class DeleteTask implements Cmd {
   toString = () => `DeleteTask(${this.pick})`;
 }
 
-type Item = { context: string; source: string; source_id: number };
+type Item = { context: string; source: string; source_id: number | string };
 
 class BulkImport implements Cmd {
   constructor(readonly pick: number, readonly items: Item[], readonly poison: number | null) {}
@@ -158,8 +158,9 @@ class BulkImport implements Cmd {
       const key = `${item.source}/${item.source_id}`;
       if (byKey.has(key)) expect(id).toBe(byKey.get(key));
       const existing = m.tasks.get(id);
-      // An update keeps the task's session and completion; the last duplicate's text wins.
-      if (existing !== undefined) existing.context = item.context.trim();
+      // An update keeps the task's session and completion; the last duplicate's text and
+      // source_id type win (42 and "42" are one task).
+      if (existing !== undefined) Object.assign(existing, { context: item.context.trim(), source_id: item.source_id });
       else m.tasks.set(id, { context: item.context.trim(), is_completed: false, source: item.source, source_id: item.source_id, session_id: sessionId });
       byKey.set(key, id);
     });
@@ -176,7 +177,8 @@ class CheckListings implements Cmd {
   toString = () => 'CheckListings';
 }
 
-const item = fc.record({ context: text, source: fc.constantFrom('todoist', 'linear'), source_id: fc.nat(12) });
+// Ids as numbers and as their text: `7` and `"7"` name one external task.
+const item = fc.record({ context: text, source: fc.constantFrom('todoist', 'linear'), source_id: fc.oneof(fc.nat(12), fc.nat(12).map(String)) });
 const commands = [
   text.map((n) => new CreateSession(n)),
   fc.tuple(fc.nat(), text).map(([p, n]) => new RenameSession(p, n)),

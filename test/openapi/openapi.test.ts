@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, expect, it } from 'vitest';
+import { READ_ONLY_FIELDS } from '../../src/toolkit/schema-helpers.js';
 import { describeEachDialect, useTestApp } from '../helpers/harness.js';
+import { ROOT } from '../helpers/server-process.js';
 
 /*
  * The published OpenAPI document against the running app: valid 3.1, every route
@@ -10,19 +14,32 @@ import { describeEachDialect, useTestApp } from '../helpers/harness.js';
  * auth hook enforces, and documented schemas describe real responses.
  */
 
+type Schema = Record<string, unknown> & { $ref?: string; properties?: Record<string, Schema>; examples?: unknown[]; readOnly?: boolean; enum?: unknown[] };
+interface Media {
+  schema: Schema;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+}
 interface Operation {
+  operationId?: string;
   security?: Record<string, string[]>[];
-  parameters?: { in: string; name: string; required?: boolean; schema?: object }[];
-  requestBody?: { required?: boolean; content: Record<string, { schema: object }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+  parameters?: { in: string; name: string; required?: boolean; schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }[];
+  requestBody?: { required?: boolean; content: Record<string, Media> };
+  responses: Record<string, { description: string; headers?: Record<string, { $ref?: string }>; content?: Record<string, Media> }>;
   summary?: string;
+  description?: string;
   tags?: string[];
 }
 interface Document {
   openapi: string;
+  info: { version: string; contact?: { name?: string; url?: string }; license?: { name: string; identifier?: string } };
   security?: Record<string, string[]>[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, object>; securitySchemes: Record<string, Record<string, unknown>> };
+  components: {
+    schemas: Record<string, Schema>;
+    headers: Record<string, { schema: Schema; example?: unknown }>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+  };
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']);
@@ -60,8 +77,12 @@ function operations(doc: Document): [string, string, Operation][] {
 
 const isProtected = (path: string) => path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json';
 
+/** Response headers HTTP itself adds, described by the media type or the protocol rather than per response. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
 describeEachDialect('OpenAPI document', (dialect) => {
-  const t = useTestApp(dialect, { alice: [1] });
+  // Rate limiting on, so that the RateLimit headers it adds are checked against the document too.
+  const t = useTestApp(dialect, { alice: [1] }, { RATE_LIMIT: '1000' });
   let doc: Document;
 
   beforeAll(async () => {
@@ -134,14 +155,143 @@ describeEachDialect('OpenAPI document', (dialect) => {
     expect(bodies.sort()).toEqual(['post /api/v1/sessions', 'post /api/v1/tasks', 'post /api/v1/tasks/bulk', 'put /api/v1/me', 'put /api/v1/sessions/{id}', 'put /api/v1/tasks/{id}']);
   });
 
-  it('resolves every $ref to a schema under #/components/schemas', () => {
-    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1] as string);
-    expect(refs.length).toBeGreaterThan(0);
-    for (const ref of new Set(refs)) {
-      expect(ref).toMatch(/^#\/components\/schemas\/[A-Za-z]+$/);
-      expect(doc.components.schemas[ref.split('/').pop() as string], ref).toBeDefined();
+  it('resolves every $ref to a component, and uses every component', () => {
+    const refs = new Set([...JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1] as string));
+    expect(refs.size).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const [, kind, name] = /^#\/components\/(schemas|headers)\/([A-Za-z-]+)$/.exec(ref) ?? [];
+      expect(kind, ref).toBeDefined();
+      expect(doc.components[kind as 'schemas' | 'headers'][name as string], ref).toBeDefined();
     }
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Problem', 'Session', 'Task']);
+    for (const name of Object.keys(doc.components.schemas)) expect(refs, `schema ${name} is used`).toContain(`#/components/schemas/${name}`);
+    for (const name of Object.keys(doc.components.headers)) expect(refs, `header ${name} is used`).toContain(`#/components/headers/${name}`);
+  });
+
+  it('names the type of every request body, record and envelope, for generated clients', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Task', 'TaskCreate', 'TaskUpdate', 'TaskImport', 'TaskImportItem', 'TaskEnvelope', 'TaskList', 'TaskImportResult',
+        'Session', 'SessionCreate', 'SessionUpdate', 'SessionEnvelope', 'SessionList', 'Participation', 'ParticipationEnvelope', 'WebsiteBlocker',
+        'Occurrence', 'OccurrenceList', 'Me', 'MeEnvelope', 'MeUpdate', 'Problem', 'FieldError']),
+    );
+    for (const [method, path, op] of operations(doc)) {
+      for (const media of Object.values(op.requestBody?.content ?? {})) expect(media.schema.$ref, `${method} ${path} body`).toMatch(/^#\/components\/schemas\//);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (path === '/api/v1/openapi.json' && status === '200') continue;
+        for (const media of Object.values(response.content ?? {})) expect(media.schema.$ref, `${method} ${path} ${status}`).toMatch(/^#\/components\/schemas\//);
+      }
+    }
+  });
+
+  it('gives every operation an operationId, a summary and a description, and every response a description', () => {
+    const ids = operations(doc).map(([, , op]) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [method, path, op] of operations(doc)) {
+      const where = `${method} ${path}`;
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.summary?.length, where).toBeGreaterThan(5);
+      expect(op.description?.length, where).toBeGreaterThan(20);
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(response.description, `${where} ${status}`).not.toMatch(/^(?:Default Response)?$/);
+      }
+    }
+  });
+
+  it('states its version, contact and licence from package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string; author: string; homepage: string };
+    expect(doc.info.version).toBe(pkg.version);
+    expect(doc.info.contact).toEqual({ name: pkg.author, url: pkg.homepage });
+    expect(doc.info.license).toEqual({ name: pkg.license, identifier: pkg.license });
+  });
+
+  const resolve = (schema: Schema): Schema => (schema.$ref === undefined ? schema : resolve(doc.components.schemas[schema.$ref.split('/').pop() as string] as Schema));
+
+  it('declares read-only fields, in records and in every request body that ignores them', () => {
+    for (const name of ['TaskCreate', 'TaskUpdate', 'TaskImport', 'TaskImportItem', 'SessionCreate', 'SessionUpdate']) {
+      const properties = doc.components.schemas[name]?.properties ?? {};
+      for (const field of READ_ONLY_FIELDS) expect(properties[field]?.readOnly, `${name}.${field}`).toBe(true);
+      for (const [field, schema] of Object.entries(properties)) {
+        if (!(READ_ONLY_FIELDS as readonly string[]).includes(field)) continue;
+        expect(Object.keys(schema).sort(), `${name}.${field} accepts any value`).toEqual(['description', 'readOnly']);
+      }
+    }
+    // On an update the origin and session are fixed: ignored, so read-only there.
+    for (const field of ['source', 'source_id', 'session_id']) expect(doc.components.schemas.TaskUpdate?.properties?.[field]?.readOnly, field).toBe(true);
+    for (const name of ['Task', 'Session']) {
+      const properties = doc.components.schemas[name]?.properties ?? {};
+      const readOnly = Object.keys(properties).filter((field) => properties[field]?.readOnly === true).sort();
+      expect(readOnly, name).toEqual(READ_ONLY_FIELDS.filter((field) => field in properties).sort());
+    }
+  });
+
+  it('keeps in each record the enum of every field its create body restricts', () => {
+    const enums = (schema: Schema): unknown[] | undefined => {
+      const plain = resolve(schema);
+      if (plain.enum !== undefined) return plain.enum;
+      const anyOf = (plain.anyOf ?? []) as Schema[];
+      const lists = anyOf.map((s) => enums(s) ?? (resolve(s).type === 'null' ? [null] : undefined));
+      return anyOf.length > 0 && lists.every((l) => l !== undefined) ? lists.flat() : undefined;
+    };
+    let compared = 0;
+    const compare = (input: Schema, output: Schema, where: string) => {
+      const wanted = enums(input);
+      if (wanted !== undefined) {
+        compared++;
+        expect(enums(output), where).toEqual(expect.arrayContaining(wanted.filter((v) => v !== null)));
+      }
+      const inner = (s: Schema) => resolve(((resolve(s).anyOf as Schema[] | undefined) ?? []).find((a) => resolve(a).type === 'object') ?? s);
+      for (const [field, schema] of Object.entries(inner(input).properties ?? {})) {
+        const answered = inner(output).properties?.[field];
+        if (answered !== undefined) compare(schema, answered, `${where}.${field}`);
+      }
+    };
+    compare({ $ref: '#/components/schemas/SessionCreate' }, { $ref: '#/components/schemas/Session' }, 'Session');
+    compare({ $ref: '#/components/schemas/TaskCreate' }, { $ref: '#/components/schemas/Task' }, 'Task');
+    // type, status, website_blocker.mode, is_recurring, occurrence, recurring_month_*, fallback_option
+    expect(compared).toBeGreaterThanOrEqual(8);
+  });
+
+  it('has examples that validate against their schemas, and request examples without read-only fields', () => {
+    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+    ajv.addSchema({ $id: 'https://focus.test/openapi.json', components: doc.components });
+    let checked = 0;
+    const check = (schema: unknown, value: unknown, where: string, request: boolean) => {
+      const validate = ajv.compile({ $id: `https://focus.test/example/${checked++}`, ...rebase(schema) });
+      expect(validate(value), `${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value)}`).toBe(true);
+      if (request && typeof value === 'object' && value !== null) {
+        const properties = resolve(schema as Schema).properties ?? {};
+        const readOnly = Object.keys(value).filter((field) => properties[field]?.readOnly === true);
+        expect(readOnly, `${where} sends read-only fields`).toEqual([]);
+      }
+    };
+    const mediaExamples = (media: Media) => [...(media.example === undefined ? [] : [media.example]), ...Object.values(media.examples ?? {}).map((e) => e.value)];
+    const walkSchemaExamples = (schema: unknown, where: string, request: boolean): void => {
+      if (Array.isArray(schema)) return schema.forEach((s, i) => walkSchemaExamples(s, `${where}/${i}`, request));
+      if (typeof schema !== 'object' || schema === null) return;
+      const s = schema as Schema;
+      for (const example of s.examples ?? []) check(s, example, `${where} examples`, request);
+      for (const [key, value] of Object.entries(s)) if (key !== 'examples' && key !== 'default') walkSchemaExamples(value, `${where}/${key}`, request);
+    };
+    const requestBodies = new Set<string>();
+    for (const [method, path, op] of operations(doc)) {
+      for (const media of Object.values(op.requestBody?.content ?? {})) {
+        const examples = mediaExamples(media);
+        expect(examples.length, `${method} ${path}: "Try it out" starts from an example`).toBeGreaterThan(0);
+        for (const example of examples) check(media.schema, example, `${method} ${path} body`, true);
+        if (media.schema.$ref !== undefined) requestBodies.add(media.schema.$ref.split('/').pop() as string);
+      }
+      for (const p of op.parameters ?? []) {
+        for (const example of [...(p.example === undefined ? [] : [p.example]), ...Object.values(p.examples ?? {}).map((e) => e.value)]) {
+          check(p.schema, example, `${method} ${path} ${p.in} ${p.name}`, false);
+        }
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        for (const media of Object.values(response.content ?? {})) for (const example of mediaExamples(media)) check(media.schema, example, `${method} ${path} ${status}`, false);
+      }
+    }
+    for (const [name, schema] of Object.entries(doc.components.schemas)) walkSchemaExamples(schema, name, requestBodies.has(name));
+    for (const [name, header] of Object.entries(doc.components.headers)) if (header.example !== undefined) check(header.schema, header.example, `header ${name}`, false);
+    expect(requestBodies.size).toBe(6);
+    expect(checked).toBeGreaterThan(30);
   });
 
   it('every body operation answers an unknown field with the 422 it documents', async () => {
@@ -160,11 +310,22 @@ describeEachDialect('OpenAPI document', (dialect) => {
   it('describes the responses the app really sends', async () => {
     const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
     ajv.addSchema({ $id: 'https://focus.test/openapi.json', components: doc.components });
-    const check = (method: string, path: string, status: number, body: unknown) => {
-      const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.[status >= 400 ? 'application/problem+json' : 'application/json']?.schema;
-      expect(schema, `${method} ${path} ${status} is documented`).toBeDefined();
-      const validate = ajv.compile({ $id: `https://focus.test/${method}${path}/${status}`, ...rebase(schema) });
-      expect(validate(body), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    const headersSeen = new Set<string>();
+    const check = (method: string, path: string, status: number, body: unknown, headers: Record<string, unknown> = {}) => {
+      const response = doc.paths[path]?.[method]?.responses[String(status)];
+      const schema = response?.content?.[status >= 400 ? 'application/problem+json' : 'application/json']?.schema;
+      if (status !== 204 && status !== 304) {
+        expect(schema, `${method} ${path} ${status} is documented`).toBeDefined();
+        const id = `https://focus.test/${method}${path}/${status}`;
+        const validate = ajv.getSchema(id) ?? ajv.compile({ $id: id, ...rebase(schema) });
+        expect(validate(body), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+      }
+      // Every header the app sends is declared on that response.
+      const declared = Object.keys(response?.headers ?? {}).map((h) => h.toLowerCase());
+      for (const header of Object.keys(headers).filter((h) => !TRANSPORT_HEADERS.has(h))) {
+        headersSeen.add(header);
+        expect(declared, `${method} ${path} ${status} declares ${header}`).toContain(header);
+      }
     };
 
     const created = await t.alice.post<{ data: { id: number } }>('/api/v1/sessions', {
@@ -180,32 +341,47 @@ describeEachDialect('OpenAPI document', (dialect) => {
       website_blocker_enabled: true,
       website_blocker: { mode: 'custom', category: ['social'], urls: ['news.example.com'] },
     });
-    check('post', '/api/v1/sessions', created.status, created.body);
+    check('post', '/api/v1/sessions', created.status, created.body, created.headers);
     const id = created.body.data.id;
     const one = await t.alice.get(`/api/v1/sessions/${id}`);
-    check('get', '/api/v1/sessions/{id}', one.status, one.body);
+    check('get', '/api/v1/sessions/{id}', one.status, one.body, one.headers);
+    const unchanged = await t.alice.request('GET', `/api/v1/sessions/${id}`, undefined, { 'if-none-match': String(one.headers.etag) });
+    expect(unchanged.status).toBe(304);
+    check('get', '/api/v1/sessions/{id}', unchanged.status, unchanged.body, unchanged.headers);
     const list = await t.alice.get<{ data: unknown[] }>('/api/v1/sessions?day_start=2026-12-01&day_ends=2026-12-10');
-    check('get', '/api/v1/sessions', list.status, list.body);
+    check('get', '/api/v1/sessions', list.status, list.body, list.headers);
     expect(list.body.data.length).toBeGreaterThan(1);
     const joined = await t.alice.post(`/api/v1/sessions/${id}/join`);
-    check('post', '/api/v1/sessions/{id}/join', joined.status, joined.body);
-    const bulk = await t.alice.post<{ data: { id: string }[] }>('/api/v1/tasks/bulk', { session_id: id, tasks: [{ context: 'Inbox zero', source: 'linear', source_id: 7 }] });
-    check('post', '/api/v1/tasks/bulk', bulk.status, bulk.body);
+    check('post', '/api/v1/sessions/{id}/join', joined.status, joined.body, joined.headers);
+    const bulk = await t.alice.post<{ data: { id: string }[] }>('/api/v1/tasks/bulk', { session_id: id, tasks: [{ context: 'Inbox zero', source: 'linear', source_id: 7 }, { context: 'Triage', source: 'linear', source_id: 'ENG-7' }] });
+    check('post', '/api/v1/tasks/bulk', bulk.status, bulk.body, bulk.headers);
+    const replayed = await t.alice.request('POST', '/api/v1/tasks', { context: 'Once', session_id: id }, { 'idempotency-key': 'openapi-test' });
+    const again = await t.alice.request('POST', '/api/v1/tasks', { context: 'Once', session_id: id }, { 'idempotency-key': 'openapi-test' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    check('post', '/api/v1/tasks', replayed.status, replayed.body, replayed.headers);
+    check('post', '/api/v1/tasks', again.status, again.body, again.headers);
     const tasks = await t.alice.get('/api/v1/tasks');
-    check('get', '/api/v1/tasks', tasks.status, tasks.body);
+    check('get', '/api/v1/tasks', tasks.status, tasks.body, tasks.headers);
     const me = await t.alice.get('/api/v1/me');
-    check('get', '/api/v1/me', me.status, me.body);
+    check('get', '/api/v1/me', me.status, me.body, me.headers);
     const moved = await t.alice.put('/api/v1/me', { timezone: 'UTC' });
-    check('put', '/api/v1/me', moved.status, moved.body);
+    check('put', '/api/v1/me', moved.status, moved.body, moved.headers);
     const invalid = await t.alice.post('/api/v1/tasks', { context: ' ', session_id: id });
-    check('post', '/api/v1/tasks', invalid.status, invalid.body);
+    check('post', '/api/v1/tasks', invalid.status, invalid.body, invalid.headers);
     const missing = await t.alice.get('/api/v1/tasks/999999');
-    check('get', '/api/v1/tasks/{id}', missing.status, missing.body);
+    check('get', '/api/v1/tasks/{id}', missing.status, missing.body, missing.headers);
     const anonymous = await t.anonymous.get('/api/v1/tasks');
-    check('get', '/api/v1/tasks', anonymous.status, anonymous.body);
+    check('get', '/api/v1/tasks', anonymous.status, anonymous.body, anonymous.headers);
+    for (const path of ['/healthz', '/readyz', '/api/v1/openapi.json']) {
+      const res = await t.anonymous.get(path);
+      check('get', path, res.status, res.body, res.headers);
+    }
     const deleted = await t.alice.delete(`/api/v1/tasks/${bulk.body.data[0]?.id ?? 'missing'}`);
     expect(deleted.status).toBe(204);
-    expect(doc.paths['/api/v1/tasks/{id}']?.delete?.responses['204']).toBeDefined();
+    check('delete', '/api/v1/tasks/{id}', deleted.status, deleted.body, deleted.headers);
+    expect([...headersSeen].sort()).toEqual(
+      expect.arrayContaining(['etag', 'idempotent-replayed', 'location', 'ratelimit', 'ratelimit-policy', 'www-authenticate', 'x-request-id']),
+    );
   });
 
   it('serves the interactive documentation at /docs without a token', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { MeEnvelope, UpdateMeBody } from './auth.schema.js';
 import type { AuthService } from './auth.service.js';
@@ -8,7 +9,15 @@ const tags = ['auth'];
 export const meRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async (app, { auth }) => {
   app.get(
     '/me',
-    { schema: { tags, summary: 'Who the token belongs to', response: { 200: MeEnvelope, ...problemResponses(401, 429, 503) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getMe',
+        summary: 'Who the token belongs to',
+        description: 'The handle, organizations and home time zone of the user whose bearer token authenticated this request.',
+        response: { 200: jsonResponse('You.', MeEnvelope), ...problemResponses(401, 429, 503) },
+      },
+    },
     (request) => ({ data: auth.me(request.user) }),
   );
 
@@ -17,9 +26,13 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async 
     {
       schema: {
         tags,
+        operationId: 'updateMe',
         summary: 'Change your home time zone',
+        description:
+          'Sessions you create without `timezone` take place in your home time zone; sessions you already created keep theirs. ' +
+          'An unknown zone is 422. `handle` and `org_ids` are the administrator’s to change (`npx focus users add`).',
         body: UpdateMeBody,
-        response: { 200: MeEnvelope, ...problemResponses(400, 401, 413, 415, 422, 429, 503) },
+        response: { 200: jsonResponse('You, as changed.', MeEnvelope), ...problemResponses(400, 401, 413, 415, 422, 429, 503) },
       },
     },
     async (request) => ({ data: await auth.updateMe(request.user, request.body) }),

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { locationOf } from '../../toolkit/api.js';
 import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import type { FieldError } from '../../toolkit/errors.js';
+import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import { toFieldErrors } from '../../toolkit/validation.js';
@@ -45,11 +46,13 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     {
       schema: {
         tags,
+        operationId: 'listSessions',
         summary: 'List visible sessions of your organizations',
         description:
-          'With `date` or `day_start`/`day_ends`, a recurring session appears once per occurrence in the range. Ordered by `starts_at`, then `id`.',
+          'With `date` or `day_start`/`day_ends`, a recurring session appears once per occurrence in the range. Ordered by `starts_at`, then `id`. ' +
+          'Every filter value is validated (a bad one is 422, never ignored). Pass `next_cursor` back as `cursor` until it is null.',
         querystring: ListSessionsQuery,
-        response: { 200: SessionList, ...problemResponses(400, 422, ...common) },
+        response: { 200: jsonResponse('A page of sessions.', SessionList), ...problemResponses(400, 422, ...common) },
       },
     },
     (request) => sessions.list(request.user, request.query),
@@ -62,9 +65,13 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       attachValidation: true,
       schema: {
         tags,
+        operationId: 'createSession',
         summary: 'Create a session (you are its host)',
+        description:
+          'Creates a one-off session or a recurring series in an organization you belong to (another org is 403). ' +
+          'One 422 lists every broken rule, including those a schema cannot express (a real time zone, `occurrence` for a series, collaborators in the org).',
         body: CreateSessionBody,
-        response: { 201: SessionEnvelope, ...problemResponses(400, 403, 413, 415, 422, ...common) },
+        response: { 201: jsonResponse('The session, created; `Location` names it.', SessionEnvelope), ...problemResponses(400, 403, 413, 415, 422, ...common) },
       },
     },
     async (request, reply) => {
@@ -79,13 +86,14 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       config: { etag: true },
       schema: {
         tags,
+        operationId: 'getSession',
         summary: 'Get a session with your participation',
         description:
           'Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. ' +
           'With `date` (an occurrence of a series): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
         params: IdParams,
         querystring: GetSessionQuery,
-        response: { 200: SessionEnvelope, ...problemResponses(404, 422, ...common) },
+        response: { 200: jsonResponse('The session, with your participation.', SessionEnvelope), ...problemResponses(404, 422, ...common) },
       },
     },
     async (request) => ({ data: await sessions.get(request.user, request.params.id, request.query.date) }),
@@ -98,10 +106,14 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       attachValidation: true,
       schema: {
         tags,
+        operationId: 'updateSession',
         summary: 'Change a session (creator only)',
+        description:
+          'Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. ' +
+          '`status` only moves forward (backward is 409). Others who can see the session get 403.',
         params: IdParams,
         body: UpdateSessionBody,
-        response: { 200: SessionEnvelope, ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
+        response: { 200: jsonResponse('The session as changed.', SessionEnvelope), ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
       },
     },
     async (request, reply) => ({
@@ -115,7 +127,11 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       config: { ifMatch: true },
       schema: {
         tags,
+        operationId: 'deleteSession',
         summary: 'Delete a session, one occurrence, or the rest of a series (creator only)',
+        description:
+          '`scope=series` (default) removes the session; tasks committed to it are kept with `session_id` null. For a series, ' +
+          '`scope=occurrence` removes the occurrence on `date` and `scope=following` ends the series before `date`.',
         params: IdParams,
         querystring: DeleteSessionQuery,
         response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 409, 422, ...common) },
@@ -132,10 +148,12 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     {
       schema: {
         tags,
+        operationId: 'listSessionOccurrences',
         summary: 'Occurrences of a session in a date range',
+        description: 'The local dates and UTC instants of the occurrences from `from` to `to` (inclusive, at most 366 days); a one-off session has one.',
         params: IdParams,
         querystring: OccurrencesQuery,
-        response: { 200: OccurrenceList, ...problemResponses(404, 422, ...common) },
+        response: { 200: jsonResponse('The occurrences in the range.', OccurrenceList), ...problemResponses(404, 422, ...common) },
       },
     },
     (request) => sessions.occurrences(request.user, request.params.id, request.query.from, request.query.to),
@@ -149,10 +167,16 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         config: { etag: true },
         schema: {
           tags,
+          operationId: `${action}Session`,
           summary: { join: 'Join a session (idempotent)', leave: 'Leave a session', complete: 'Mark your participation complete' }[action],
+          description: {
+            join: 'Joins the session (for a series: the occurrence on `date`, default the next one). Joining twice changes nothing; a completed session or occurrence is 409.',
+            leave: 'Removes your participation; leaving twice changes nothing. The host cannot leave, nor can you after completing (409).',
+            complete: 'Marks your participation completed (409 before you joined). When the host completes, the session (or the occurrence) counts as completed.',
+          }[action],
           params: IdParams,
           querystring: ParticipationQuery,
-          response: { 200: ParticipationEnvelope, ...problemResponses(404, 409, 422, ...common) },
+          response: { 200: jsonResponse('Your participation afterwards.', ParticipationEnvelope), ...problemResponses(404, 409, 422, ...common) },
         },
       },
       (request) => sessions.participate(request.user, request.params.id, action, request.query.date),

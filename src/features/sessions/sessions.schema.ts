@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import {
   BLOCKER_MODES,
   MONTH_OPTIONS,
@@ -7,13 +7,17 @@ import {
   STATUSES,
   WEEK_POSITIONS,
 } from '../../storage/columns.js';
+import { Named, ReadOnly } from '../../toolkit/openapi.js';
 import {
   CalendarDate,
   Cursor,
+  Envelope,
   Instant,
   IntegerEnum,
   Limit,
   Nullable,
+  OrNull,
+  Page,
   PositiveId,
   READ_ONLY_FIELDS,
   ReadOnlyIgnored,
@@ -78,7 +82,7 @@ const URL_OR_HOST =
 
 export const WebsiteBlocker = Type.Object(
   {
-    mode: StringEnum(BLOCKER_MODES),
+    mode: StringEnum(BLOCKER_MODES, { description: '`preset`: block the categories; `custom`: block the urls too.' }),
     category: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] })),
     urls: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
@@ -90,19 +94,6 @@ export const WebsiteBlocker = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/**
- * `T` or null as ONE schema (`type: [t, "null"]`) rather than an anyOf: a bad value
- * then yields only the real rule it breaks, not also "must be null" from the other branch.
- */
-function OrNull<T extends TSchema>(schema: T) {
-  const plain = schema as unknown as { type: string; enum?: unknown[] };
-  return Type.Unsafe<Static<T> | null>({
-    ...plain,
-    type: [plain.type, 'null'],
-    ...(plain.enum === undefined ? {} : { enum: [...plain.enum, null] }),
-  });
-}
 
 /** Every writable field, none required: create adds `required`, update takes any subset. */
 const fields = {
@@ -157,76 +148,149 @@ const optional = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, T
   [K in keyof typeof fields]: ReturnType<typeof Type.Optional<(typeof fields)[K]>>;
 };
 
-export const CreateSessionBody = Type.Object(
-  {
-    ...optional,
-    org_id: fields.org_id,
-    name: fields.name,
-    type: fields.type,
-    duration: fields.duration,
-    schedule: fields.schedule,
-    time: fields.time,
-    ...readOnly,
-  },
-  { additionalProperties: false },
+const ONE_OFF = {
+  org_id: 1,
+  name: 'Deep work: quarterly report',
+  type: 'standard',
+  duration: 50,
+  schedule: '2026-12-01',
+  time: '9:00 AM',
+  timezone: 'Europe/Berlin',
+} as const;
+const SERIES = {
+  org_id: 1,
+  name: 'Team focus hour',
+  type: 'drop-in',
+  duration: 60,
+  schedule: '2026-12-01',
+  time: '2:00 PM',
+  timezone: 'America/New_York',
+  is_public: true,
+  is_recurring: 1,
+  occurrence: 'weekly',
+  recurring_days: [2, 4],
+  recurring_ends: '2027-03-31',
+  website_blocker_enabled: true,
+  website_blocker: { mode: 'custom', category: ['social'], urls: ['news.ycombinator.com'] },
+} as const;
+
+export const CreateSessionBody = Named(
+  'SessionCreate',
+  Type.Object(
+    {
+      ...optional,
+      org_id: fields.org_id,
+      name: fields.name,
+      type: fields.type,
+      duration: fields.duration,
+      schedule: fields.schedule,
+      time: fields.time,
+      ...readOnly,
+    },
+    { additionalProperties: false, description: 'A new session; you are its host.', examples: [ONE_OFF, SERIES] },
+  ),
 );
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
-export const UpdateSessionBody = Type.Object(
-  { ...optional, ...readOnly },
-  { additionalProperties: false, description: 'Any subset of the create fields (at least one); the merged session must pass every create rule.' },
+export const UpdateSessionBody = Named(
+  'SessionUpdate',
+  Type.Object(
+    { ...optional, ...readOnly },
+    {
+      additionalProperties: false,
+      description: 'Any subset of the create fields (at least one); the merged session must pass every create rule.',
+      examples: [{ name: 'Deep work: quarterly report (final pass)', duration: 90 }, { status: 'in_progress' }],
+    },
+  ),
 );
 export type UpdateSessionBody = Static<typeof UpdateSessionBody>;
 
-export const Participation = Type.Object({
-  joined: Type.Boolean(),
-  role: Nullable(StringEnum(['host', 'collaborator', 'participant'] as const)),
-  joined_at: Nullable(Instant()),
-  completed_at: Nullable(Instant()),
-});
+export const Participation = Named(
+  'Participation',
+  Type.Object(
+    {
+      joined: Type.Boolean(),
+      role: OrNull(StringEnum(['host', 'collaborator', 'participant'] as const), { description: 'null when you neither host, collaborate on nor joined it.' }),
+      joined_at: Nullable(Instant(), { description: 'When you joined (the host: when the session was created); it never changes.' }),
+      completed_at: Nullable(Instant()),
+    },
+    { additionalProperties: false, description: 'Your part in a session (for a series: in one occurrence).' },
+  ),
+);
 export type Participation = Static<typeof Participation>;
 
-export const SessionSchema = Type.Object(
-  {
-    id: Type.Integer(),
-    org_id: Type.Integer(),
-    name: Type.String(),
-    type: StringEnum(SESSION_TYPES),
-    duration: Type.Integer(),
-    schedule: Type.String(),
-    time: Type.String(),
-    timezone: Type.String(),
-    is_public: Type.Boolean(),
-    collaborator: Type.Array(Type.String()),
-    status: StringEnum(STATUSES, { description: 'For an occurrence of a series: `completed` once its host completed it.' }),
-    website_blocker_enabled: Type.Boolean(),
-    website_blocker: Nullable(
-      Type.Object({ mode: Type.String(), category: Type.Array(Type.String()), urls: Type.Array(Type.String()) }),
-    ),
-    snooze_enabled: Type.Boolean(),
-    snooze_apps: Type.Record(Type.String(), Type.Boolean()),
-    is_recurring: IntegerEnum([0, 1] as const),
-    recurring_start: Nullable(Type.String()),
-    recurring_ends: Nullable(Type.String()),
-    occurrence: Nullable(Type.String()),
-    recurring_days: Type.Array(Type.Integer()),
-    recurring_month_option: Nullable(Type.String()),
-    recurring_month_week_pos: Nullable(Type.Integer()),
-    recurring_month_week_day: Nullable(Type.Integer()),
-    fallback_option: Type.Integer(),
-    created_by: Type.String({ description: 'Handle of the creator (the host).' }),
-    created_at: Instant(),
-    updated_at: Instant(),
-    starts_at: Instant({ description: 'Start of this occurrence (or of `schedule`), UTC.' }),
-    ends_at: Instant(),
-    rrule: Nullable(Type.String({ description: 'RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern.' })),
-    participants_count: Type.Integer({
-      description: 'Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one).',
-    }),
-    occurrence_date: Type.Optional(Type.String({ description: 'In date-filtered listings: the local date of this item.' })),
-    participation: Type.Optional(Participation),
-  },
-  { $id: 'Session', additionalProperties: false },
+/** A session's website blocker as stored and answered: every list present. */
+const WebsiteBlockerRecord = Named(
+  'WebsiteBlocker',
+  Type.Object(
+    { mode: StringEnum(BLOCKER_MODES), category: Type.Array(Type.String()), urls: Type.Array(Type.String()) },
+    { additionalProperties: false },
+  ),
+);
+
+const STARTS = '2026-12-01T08:00:00.000Z';
+
+export const SessionSchema = Named(
+  'Session',
+  Type.Object(
+    {
+      id: Type.Integer({ readOnly: true }),
+      org_id: Type.Integer(),
+      name: Type.String(),
+      type: StringEnum(SESSION_TYPES),
+      duration: Type.Integer({ description: 'Minutes.' }),
+      schedule: Type.String({ format: 'date' }),
+      time: Type.String({ description: '`h:mm AM`.' }),
+      timezone: Type.String({ description: 'IANA time zone.' }),
+      is_public: Type.Boolean(),
+      collaborator: Type.Array(Type.String()),
+      status: StringEnum(STATUSES, { description: 'For an occurrence of a series: `completed` once its host completed it.' }),
+      website_blocker_enabled: Type.Boolean(),
+      website_blocker: Nullable(WebsiteBlockerRecord),
+      snooze_enabled: Type.Boolean(),
+      snooze_apps: Type.Record(Type.String(), Type.Boolean()),
+      is_recurring: IntegerEnum([0, 1] as const),
+      recurring_start: OrNull(Type.String({ format: 'date' })),
+      recurring_ends: OrNull(Type.String({ format: 'date' })),
+      occurrence: OrNull(StringEnum(OCCURRENCES)),
+      recurring_days: Type.Array(Type.Integer({ minimum: 0, maximum: 6 })),
+      recurring_month_option: OrNull(StringEnum(MONTH_OPTIONS)),
+      recurring_month_week_pos: OrNull(IntegerEnum(WEEK_POSITIONS)),
+      recurring_month_week_day: OrNull(Type.Integer({ minimum: 0, maximum: 6 })),
+      fallback_option: IntegerEnum([0, 1] as const),
+      created_by: Type.String({ readOnly: true, description: 'Handle of the creator (the host).' }),
+      created_at: Instant({ readOnly: true }),
+      updated_at: Instant({ readOnly: true }),
+      starts_at: Instant({ readOnly: true, description: 'Start of this occurrence (of a series: of its first occurrence), UTC.' }),
+      ends_at: Instant({ readOnly: true }),
+      rrule: Nullable(Type.String(), { readOnly: true, description: 'RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern; null for a one-off session.' }),
+      participants_count: Type.Integer({
+        readOnly: true,
+        description: 'Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one).',
+      }),
+      occurrence_date: Type.Optional(Type.String({ format: 'date', readOnly: true, description: 'In date-filtered listings: the local date of this item.' })),
+      participation: Type.Optional(ReadOnly(Participation)),
+    },
+    {
+      additionalProperties: false,
+      description: 'A focus session, or a recurring series of them.',
+      examples: [
+        {
+          id: 7,
+          ...ONE_OFF,
+          ...SESSION_DEFAULTS,
+          timezone: ONE_OFF.timezone,
+          created_by: 'alice',
+          created_at: STARTS,
+          updated_at: STARTS,
+          starts_at: STARTS,
+          ends_at: '2026-12-01T08:50:00.000Z',
+          rrule: null,
+          participants_count: 1,
+        },
+      ],
+    },
+  ),
 );
 export type Session = Static<typeof SessionSchema>;
 
@@ -268,8 +332,8 @@ export type DeleteSessionQuery = Static<typeof DeleteSessionQuery>;
 
 export const OccurrencesQuery = Type.Object(
   {
-    from: SessionDate(),
-    to: SessionDate({ description: 'Inclusive; at most 366 days after `from`.' }),
+    from: SessionDate({ examples: ['2026-12-01'] }),
+    to: SessionDate({ description: 'Inclusive; at most 366 days after `from`.', examples: ['2026-12-31'] }),
   },
   { additionalProperties: false },
 );
@@ -279,14 +343,32 @@ export const ParticipationQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const SessionRef = Type.Ref('Session');
-export const SessionEnvelope = Type.Object({ data: SessionRef });
-export const SessionList = Type.Object({ data: Type.Array(SessionRef), next_cursor: Nullable(Type.String()) });
-export const OccurrenceList = Type.Object({
-  data: Type.Array(
-    Type.Object({ occurrence_date: Type.String(), starts_at: Instant(), ends_at: Instant() }, { additionalProperties: false }),
+export const SessionEnvelope = Envelope('SessionEnvelope', SessionSchema, 'One session.');
+export const SessionList = Page('SessionList', SessionSchema, 'A page of sessions, by `starts_at`, then `id`.');
+const Occurrence = Named(
+  'Occurrence',
+  Type.Object(
+    { occurrence_date: Type.String({ format: 'date' }), starts_at: Instant(), ends_at: Instant() },
+    { additionalProperties: false, description: 'One occurrence of a session: its local date and instants.' },
   ),
-});
-export const ParticipationEnvelope = Type.Object({
-  data: Type.Object({ session_id: Type.Integer(), occurrence_date: Nullable(Type.String()), participation: Participation, status: StringEnum(STATUSES) }),
-});
+);
+export const OccurrenceList = Named(
+  'OccurrenceList',
+  Type.Object({ data: Type.Array(Occurrence) }, { additionalProperties: false, description: 'The occurrences in the range, in order (no paging: the range is bounded).' }),
+);
+export const ParticipationEnvelope = Envelope(
+  'ParticipationEnvelope',
+  Named(
+    'ParticipationResult',
+    Type.Object(
+      {
+        session_id: Type.Integer(),
+        occurrence_date: OrNull(Type.String({ format: 'date' }), { description: 'The occurrence (of a series); null for a one-off session.' }),
+        participation: Participation,
+        status: StringEnum(STATUSES, { description: 'The session’s (or the occurrence’s) status afterwards.' }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  'Your participation after the change.',
+);

@@ -1,10 +1,12 @@
 import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
+import { sourceIdColumns } from './tasks.model.js';
+import type { SourceId } from './tasks.schema.js';
 
 export interface UpsertRow {
   context: string;
   source: string;
-  sourceId: number;
+  sourceId: SourceId;
 }
 
 export type TasksRepository = ReturnType<typeof createTasksRepository>;
@@ -31,7 +33,7 @@ export function createTasksRepository(storage: Storage) {
 
     async insert(
       db: Db,
-      values: { ownerId: number; context: string; isCompleted: boolean; source: string | null; sourceId: number | null; sessionId: number; now: string },
+      values: { ownerId: number; context: string; isCompleted: boolean; source: string | null; sourceId: SourceId | null; sessionId: number; now: string },
     ): Promise<TaskRow> {
       return db
         .insertInto('tasks')
@@ -40,7 +42,7 @@ export function createTasksRepository(storage: Storage) {
           context: values.context,
           is_completed: values.isCompleted ? 1 : 0,
           source: values.source,
-          source_id: values.sourceId,
+          ...sourceIdColumns(values.sourceId),
           session_id: values.sessionId,
           created_at: values.now,
           updated_at: values.now,
@@ -80,7 +82,7 @@ export function createTasksRepository(storage: Storage) {
      * cannot deadlock. `version` = 1 on a returned row means this statement inserted it.
      */
     async upsert(db: Db, q: { ownerId: number; sessionId: number; rows: readonly UpsertRow[]; now: string }): Promise<TaskRow[]> {
-      const perRow = 8;
+      const perRow = 9;
       const chunkSize = Math.max(1, Math.floor(storage.maxParameters / perRow));
       const out: TaskRow[] = [];
       for (let i = 0; i < q.rows.length; i += chunkSize) {
@@ -93,7 +95,7 @@ export function createTasksRepository(storage: Storage) {
               context: r.context,
               is_completed: 0 as const,
               source: r.source,
-              source_id: r.sourceId,
+              ...sourceIdColumns(r.sourceId),
               session_id: q.sessionId,
               created_at: q.now,
               updated_at: q.now,
@@ -102,6 +104,8 @@ export function createTasksRepository(storage: Storage) {
           .onConflict((oc) =>
             oc.columns(['owner_id', 'source', 'source_id']).doUpdateSet((eb) => ({
               context: eb.ref('excluded.context'),
+              // Returned in the JSON type it was last sent with.
+              source_id_type: eb.ref('excluded.source_id_type'),
               updated_at: eb.ref('excluded.updated_at'),
               version: eb('tasks.version', '+', 1),
             })),

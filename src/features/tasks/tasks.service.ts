@@ -7,9 +7,9 @@ import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { createChangesRepository } from '../changes/changes.repository.js';
 import { isSessionVisible } from '../sessions/sessions.visibility.js';
-import { toTask } from './tasks.model.js';
+import { sourceIdKey, toTask } from './tasks.model.js';
 import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
-import type { BulkBody, CreateTaskBody, ListTasksQuery, Task, UpdateTaskBody } from './tasks.schema.js';
+import { type BulkBody, type CreateTaskBody, DEFAULT_TASK_PAGE, type ListTasksQuery, type SourceId, type Task, type UpdateTaskBody } from './tasks.schema.js';
 
 async function requireVisibleSession(db: Db, user: AuthenticatedUser, sessionId: number): Promise<void> {
   if (!(await isSessionVisible(db, user, sessionId))) {
@@ -17,7 +17,7 @@ async function requireVisibleSession(db: Db, user: AuthenticatedUser, sessionId:
   }
 }
 
-const keyOf = (source: string, sourceId: number) => `${source}\u0000${sourceId}`;
+const keyOf = (source: string, sourceId: SourceId) => `${source}\u0000${sourceIdKey(sourceId)}`;
 
 export type TasksService = ReturnType<typeof createTasksService>;
 
@@ -51,7 +51,7 @@ export function createTasksService(storage: Storage) {
 
   return {
     async list(user: AuthenticatedUser, query: ListTasksQuery) {
-      const limit = query.limit ?? 100;
+      const limit = query.limit ?? DEFAULT_TASK_PAGE;
       const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['number'] as const)[0];
       const rows = await repo.list({ ownerId: user.id, sessionId: query.session_id, isCompleted: query.is_completed, afterId, limit: limit + 1 });
       const page = rows.slice(0, limit);
@@ -136,7 +136,7 @@ export function createTasksService(storage: Storage) {
       for (const item of body.tasks) {
         lastByKey.set(keyOf(item.source, item.source_id), { context: item.context.trim(), source: item.source, sourceId: item.source_id });
       }
-      const rows = [...lastByKey.values()].sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : a.sourceId - b.sourceId));
+      const rows = [...lastByKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
       const now = new Date().toISOString();
       const stored = await storage.transaction(async (trx) => {
         await requireVisibleSession(trx, user, body.session_id);
@@ -144,7 +144,7 @@ export function createTasksService(storage: Storage) {
         await logged(trx, user, upserted.map((r) => ({ id: r.id, action: r.version === 1 ? 'created' : 'updated' })), now);
         return upserted;
       });
-      const byKey = new Map(stored.map((r) => [keyOf(r.source ?? '', r.source_id ?? -1), r]));
+      const byKey = new Map(stored.map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
       const created = stored.filter((r) => r.version === 1).length;
       return {
         data: body.tasks.map((item) => {

@@ -1,0 +1,31 @@
+/*
+ * Regenerates the typed client's types, clients/typescript/schema.d.ts, from the OpenAPI
+ * document the server publishes. test/client/typed-client.test.ts fails when the shipped
+ * file is out of date, so run this after changing a schema or a route:
+ *
+ *   npm run client:generate
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import openapiTS, { COMMENT_HEADER, type OpenAPI3, astToString } from 'openapi-typescript';
+import { PACKAGE_ROOT } from '../src/config/config.variables.js';
+import { openapiDocument } from './openapi-document.js';
+
+export const CLIENT_DIR = join(PACKAGE_ROOT, 'clients', 'typescript');
+export const CLIENT_SCHEMA = join(CLIENT_DIR, 'schema.d.ts');
+
+/**
+ * The types openapi-typescript makes of the document. readWriteMarkers: read-only fields
+ * are left out of request bodies (openapi-fetch's Writable) and kept in responses.
+ * defaultNonNullable off: a field with a default stays optional in a request body.
+ */
+export async function renderClientSchema(document: Record<string, unknown>): Promise<string> {
+  const ast = await openapiTS(structuredClone(document) as unknown as OpenAPI3, { readWriteMarkers: true, defaultNonNullable: false });
+  return `${COMMENT_HEADER}// Regenerate with \`npm run client:generate\` (scripts/client-generate.ts).\n\n${astToString(ast)}`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(CLIENT_SCHEMA, await renderClientSchema(await openapiDocument()));
+  process.stdout.write(`${CLIENT_SCHEMA} rewritten from the OpenAPI document\n`);
+}
