@@ -8,3 +8,11 @@ export const BODY_LIMIT_LABEL = `${BODY_LIMIT / (1024 * 1024)} MiB`;
 
 /** The `Location` of a record created under API_PREFIX, e.g. `/api/v1/tasks/7`. */
 export const locationOf = (collection: string, id: number | string) => `${API_PREFIX}/${collection}/${id}`;
+
+/**
+ * A page of a list stops growing once its records add up to about this many bytes, and
+ * next_cursor continues it: however large its records are (each is bounded by the field
+ * limits), a list answer stays far below 16 MiB and within its time budget
+ * (docs/security.md, "Cost of a request").
+ */
+export const PAGE_BYTE_BUDGET = 2 * 1024 * 1024;

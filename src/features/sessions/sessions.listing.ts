@@ -1,3 +1,4 @@
+import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
 import { FieldErrors } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -15,12 +16,6 @@ import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessi
 
 export const MAX_RANGE_DAYS = 366;
 const DEFAULT_LIMIT = 100;
-/**
- * A page stops growing once its records add up to about this many bytes (next_cursor
- * continues it): however large its records (each is bounded, see sessions.schema.ts), a
- * listing stays far below 16 MiB and within its time budget (docs/security.md).
- */
-export const PAGE_BYTE_BUDGET = 2 * 1024 * 1024;
 
 /** Adds an error unless from ≤ to and the inclusive range covers at most MAX_RANGE_DAYS days. */
 function rangeErrors(from: string, to: string, path: string, errors: FieldErrors): void {

@@ -3,7 +3,7 @@ import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.j
 import { sessionRow } from '../../../test/helpers/session-row.js';
 import { toJson } from '../../storage/columns.js';
 import { createSessionsService } from './sessions.service.js';
-import { PAGE_BYTE_BUDGET } from './sessions.listing.js';
+import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
 import { MAX_REMOVED_OCCURRENCES } from './sessions.schema.js';
 import { type SessionRecord, createSession, listAllSessions as listAll } from './sessions.test-helpers.js';
 
