@@ -16,3 +16,13 @@ export const locationOf = (collection: string, id: number | string) => `${API_PR
  * (docs/security.md, "Cost of a request").
  */
 export const PAGE_BYTE_BUDGET = 2 * 1024 * 1024;
+
+/** The first items whose sizes add up to at most PAGE_BYTE_BUDGET, and always at least one. */
+export function withinPageBudget<T>(items: T[], bytesOf: (item: T) => number): T[] {
+  let total = 0;
+  for (let i = 0; i < items.length; i++) {
+    total += bytesOf(items[i] as T);
+    if (total > PAGE_BYTE_BUDGET && i > 0) return items.slice(0, i);
+  }
+  return items;
+}

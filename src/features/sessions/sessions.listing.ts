@@ -99,16 +99,6 @@ function approximateBytes(s: Session): number {
   return n;
 }
 
-/** The records that fit PAGE_BYTE_BUDGET (at least one). */
-function withinBudget(records: Session[]): Session[] {
-  let total = 0;
-  for (let i = 0; i < records.length; i++) {
-    total += approximateBytes(records[i] as Session);
-    if (total > PAGE_BYTE_BUDGET && i > 0) return records.slice(0, i);
-  }
-  return records;
-}
-
 export async function listSessions(
   ctx: SessionsContext,
   user: AuthenticatedUser,
@@ -155,14 +145,48 @@ export async function listSessions(
     items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed } }));
     cursors = page.map((k) => encodeCursor([k.startsAt, k.id, k.date]));
   }
-  const set = await loadItems(ctx, ctx.storage.db, { user, items, listing: { filters } });
-  // Rows changed meanwhile so that they no longer qualify are left out; the cursor still moves past them.
-  const records = renderItems(set, items, user, { listing: true });
-  const shown = withinBudget(records);
-  const cut = shown.length < records.length;
-  const lastShown = shown.at(-1);
-  const lastIndex = cut && lastShown !== undefined ? items.findIndex((i) => i.id === lastShown.id && i.occurrence?.date === lastShown.occurrence_date) : items.length - 1;
-  return { data: shown, next_cursor: (more || cut) && lastIndex >= 0 ? (cursors[lastIndex] ?? null) : null };
+  const { shown, lastConsumed, cut } = await renderWithinBudget(ctx, user, items, filters);
+  return { data: shown, next_cursor: (more || cut) && lastConsumed >= 0 ? (cursors[lastConsumed] ?? null) : null };
+}
+
+/** The first round of a page loads this many items; a later one as many as the bytes seen so far say still fit. */
+const FIRST_ROUND = DEFAULT_LIMIT;
+const MAX_ROUNDS = 3;
+
+/**
+ * Loads and renders `items` in rounds until the page holds PAGE_BYTE_BUDGET, so a page of
+ * heavy records reads about as many as it shows rather than all `limit` of them (a default
+ * page is one round, a page of 500 ordinary sessions two). Rows changed meanwhile so that
+ * they no longer qualify are left out; the cursor still moves past them.
+ */
+async function renderWithinBudget(
+  ctx: SessionsContext,
+  user: AuthenticatedUser,
+  items: ItemKey[],
+  filters: SessionFilters,
+): Promise<{ shown: Session[]; lastConsumed: number; cut: boolean }> {
+  const shown: Session[] = [];
+  let bytes = 0;
+  let consumed = 0;
+  for (let round = 0; round < MAX_ROUNDS && consumed < items.length; round++) {
+    const average = shown.length === 0 ? 0 : bytes / shown.length;
+    const size = round === 0 ? FIRST_ROUND : average === 0 ? items.length : Math.ceil((PAGE_BYTE_BUDGET - bytes) / average) + 1;
+    const chunk = items.slice(consumed, consumed + size);
+    const set = await loadItems(ctx, ctx.storage.db, { user, items: chunk, listing: { filters } });
+    const records = renderItems(set, chunk, user, { listing: true });
+    let next = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      // renderItems leaves out exactly the items whose row it did not read.
+      if (!set.rows.has((chunk[i] as ItemKey).id)) continue;
+      const record = records[next++] as Session;
+      const weight = approximateBytes(record);
+      if (shown.length > 0 && bytes + weight > PAGE_BYTE_BUDGET) return { shown, lastConsumed: consumed + i - 1, cut: true };
+      shown.push(record);
+      bytes += weight;
+    }
+    consumed += chunk.length;
+  }
+  return { shown, lastConsumed: consumed - 1, cut: consumed < items.length };
 }
 
 const undatedCursor = (cursor: string) => {

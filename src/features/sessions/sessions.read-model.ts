@@ -54,7 +54,18 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     ctx.sessions.collaboratorHandles(db, ids),
     ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(now.toISOString().slice(0, 10), -1) }),
   ]);
-  const stale = [...rows.values()].filter((r) => r.is_recurring === 1 && (r.rrule === null || (wholeSeries.includes(r.id) && r.indexed_through !== FULLY_INDEXED)));
+  // A whole series counts its next occurrence: the index's first date from the series' today.
+  const indexedNext = new Map<number, string | undefined>();
+  for (const id of wholeSeries) {
+    const row = rows.get(id) as SessionWithCreator;
+    const today = todayIn(row.timezone, now);
+    indexedNext.set(id, next.get(id)?.find((d) => d >= today));
+  }
+  // Only a series the index does not reach far enough (or stored before rrule was kept) is
+  // expanded here, and only such series need their removed occurrences read.
+  const stale = [...rows.values()].filter(
+    (r) => r.is_recurring === 1 && (r.rrule === null || (indexedNext.has(r.id) && indexedNext.get(r.id) === undefined && r.indexed_through !== FULLY_INDEXED)),
+  );
   const exceptions = stale.length === 0 ? new Map<number, Set<string>>() : await ctx.sessions.exceptionsOf(db, stale.map((r) => r.id));
   const fallback = new Set(stale.map((r) => r.id));
 
@@ -62,8 +73,7 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     const row = rows.get(item.id);
     if (row === undefined || row.is_recurring !== 1) return ONE_OFF;
     if (item.occurrence !== undefined) return item.occurrence.date;
-    const today = todayIn(row.timezone, now);
-    const indexed = next.get(row.id)?.find((d) => d >= today);
+    const indexed = indexedNext.get(row.id);
     if (indexed !== undefined || !fallback.has(row.id)) return indexed ?? null;
     const pattern = seriesPattern(row, exceptions.get(row.id));
     return pattern === null ? null : nextOccurrence(row, pattern, now);

@@ -144,6 +144,19 @@ describeEachDialect('sessions read side', (dialect) => {
     expect(seen).toEqual(rows.map((r) => r.name));
   });
 
+  it('answers a page of more than one loading round of light sessions whole', async () => {
+    const user = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'bob').executeTakeFirstOrThrow();
+    const rows = Array.from({ length: 250 }, (_, i) => sessionRow(`light ${String(i).padStart(3, '0')}`, user.id, { schedule: '2032-01-01' }));
+    await t.storage.db.insertInto('sessions').values(rows).execute();
+    const page = await t.bob.get('/api/v1/sessions?keyword=light&limit=500');
+    expect(page.status).toBe(200);
+    expect(page.body.data.map((s: SessionRecord) => s.name)).toEqual(rows.map((r) => r.name));
+    expect(page.body.next_cursor).toBeNull();
+    const dated = await t.bob.get('/api/v1/sessions?keyword=light&limit=500&day_start=2032-01-01&day_ends=2032-01-01');
+    expect(dated.body.data).toHaveLength(250);
+    expect(dated.body.next_cursor).toBeNull();
+  });
+
   it('lists sessions stored before the occurrence index the same before and after the indexer ran', async () => {
     const user = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'alice').executeTakeFirstOrThrow();
     await t.storage.db

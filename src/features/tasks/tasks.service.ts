@@ -3,7 +3,7 @@ import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
-import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
+import { withinPageBudget } from '../../toolkit/api.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -19,16 +19,9 @@ async function requireVisibleSession(db: Db, user: AuthenticatedUser, sessionId:
   }
 }
 
-/** The rows whose records fit PAGE_BYTE_BUDGET (at least one): a rough size, the variable parts plus the fixed ones. */
-function withinBudget(rows: TaskRow[]): TaskRow[] {
-  let total = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as TaskRow;
-    total += 250 + Buffer.byteLength(r.context) + (r.source?.length ?? 0) + (r.source_id?.length ?? 0);
-    if (total > PAGE_BYTE_BUDGET && i > 0) return rows.slice(0, i);
-  }
-  return rows;
-}
+/** A task record's size as JSON: its variable strings escaped, plus its fixed fields. */
+const jsonBytes = (text: string | null) => (text === null ? 4 : Buffer.byteLength(JSON.stringify(text)));
+const taskBytes = (r: TaskRow) => 250 + jsonBytes(r.context) + jsonBytes(r.source) + jsonBytes(r.source_id);
 
 const keyOf = (source: string, sourceId: SourceId) => `${source}\u0000${sourceIdKey(sourceId)}`;
 
@@ -67,7 +60,7 @@ export function createTasksService(storage: Storage) {
       const limit = query.limit ?? DEFAULT_TASK_PAGE;
       const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['number'] as const)[0];
       const rows = await repo.list({ ownerId: user.id, sessionId: query.session_id, isCompleted: query.is_completed, afterId, limit: limit + 1 });
-      const page = withinBudget(rows.slice(0, limit));
+      const page = withinPageBudget(rows.slice(0, limit), taskBytes);
       const last = page.at(-1);
       return {
         data: page.map((r) => toTask(r, user.handle)),
