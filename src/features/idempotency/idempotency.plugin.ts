@@ -4,7 +4,7 @@ import { ApiError, badRequest } from '../../toolkit/errors.js';
 import { problems } from '../../toolkit/problem.schema.js';
 import type { Storage } from '../../storage/database.js';
 import { MAX_KEY_LENGTH, parseIdempotencyKey, requestFingerprint } from './idempotency.key.js';
-import * as repo from './idempotency.repository.js';
+import { type Claim, type IdempotencyRepository, createIdempotencyRepository } from './idempotency.repository.js';
 
 /*
  * Safe retries of POST (contract section 7). With an Idempotency-Key, the first request
@@ -68,9 +68,9 @@ function describe(route: RouteOptions): void {
   schema.response = responses;
 }
 
-const claims = new WeakMap<FastifyRequest, repo.Claim>();
+const claims = new WeakMap<FastifyRequest, Claim>();
 
-async function claimOrReplay(storage: Storage, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+async function claimOrReplay(repo: IdempotencyRepository, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const header = request.headers['idempotency-key'];
   // A body the request schema refused (routes that collect schema errors still reach here)
   // runs nothing worth keeping: like every other refusal before the handler, it claims no key.
@@ -80,7 +80,7 @@ async function claimOrReplay(storage: Storage, request: FastifyRequest, reply: F
   const takesBody = request.routeOptions.schema?.body !== undefined;
   const fingerprint = requestFingerprint(request.method, request.url, takesBody ? (request.body ?? null) : undefined);
   const now = Date.now();
-  const claim: repo.Claim = {
+  const claim: Claim = {
     userId: request.user.id,
     key,
     fingerprint,
@@ -89,16 +89,16 @@ async function claimOrReplay(storage: Storage, request: FastifyRequest, reply: F
   };
   // Two rounds at most: a row that vanishes (purged) or is taken over between reads is read again.
   for (let round = 0; round < 2; round++) {
-    if (await repo.insertClaim(storage.db, claim)) {
+    if (await repo.insertClaim(claim)) {
       claims.set(request, claim);
       return undefined;
     }
-    const row = await repo.findKey(storage.db, claim.userId, key);
+    const row = await repo.findKey(claim.userId, key);
     if (row === undefined) continue;
     const expired = Date.parse(row.expires_at) <= now;
     const abandoned = row.status === null && Date.parse(row.claimed_at) <= now - CLAIM_LEASE_MS;
     if (expired || abandoned) {
-      if (await repo.replaceClaim(storage.db, row, claim)) {
+      if (await repo.replaceClaim(row, claim)) {
         claims.set(request, claim);
         return undefined;
       }
@@ -114,13 +114,13 @@ async function claimOrReplay(storage: Storage, request: FastifyRequest, reply: F
   throw keyInFlight();
 }
 
-async function storeResponse(storage: Storage, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+async function storeResponse(repo: IdempotencyRepository, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const claim = claims.get(request);
   if (claim === undefined) return;
   claims.delete(request);
   try {
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      await repo.releaseClaim(storage.db, claim);
+      await repo.releaseClaim(claim);
       return;
     }
     const header = (name: string) => {
@@ -128,7 +128,6 @@ async function storeResponse(storage: Storage, request: FastifyRequest, reply: F
       return value === undefined ? null : String(value);
     };
     await repo.completeClaim(
-      storage.db,
       claim,
       { status: reply.statusCode, contentType: header('content-type'), location: header('location'), body: payload },
       new Date(Date.now() + KEEP_MS).toISOString(),
@@ -145,19 +144,20 @@ async function storeResponse(storage: Storage, request: FastifyRequest, reply: F
  */
 export const idempotencyPlugin = fp(
   (app: FastifyInstance, { storage }: { storage: Storage }, done: (error?: Error) => void) => {
+    const repo = createIdempotencyRepository(storage);
     let lastPurge = 0;
     app.addHook('onRoute', (route) => {
       if ([route.method].flat().includes('POST')) describe(route);
     });
-    app.addHook('preHandler', (request, reply) => claimOrReplay(storage, request, reply));
+    app.addHook('preHandler', (request, reply) => claimOrReplay(repo, request, reply));
     app.addHook('onSend', async (request, reply, payload) => {
-      await storeResponse(storage, request, reply, payload);
+      await storeResponse(repo, request, reply, payload);
       return payload;
     });
     app.addHook('onResponse', async (request) => {
       if (request.headers['idempotency-key'] === undefined || Date.now() - lastPurge < PURGE_INTERVAL_MS) return;
       lastPurge = Date.now();
-      await repo.purgeExpired(storage.db, new Date().toISOString(), PURGE_BATCH).catch((error: unknown) => {
+      await repo.purgeExpired(new Date().toISOString(), PURGE_BATCH).catch((error: unknown) => {
         request.log.warn({ err: error }, 'could not purge expired idempotency keys');
       });
     });

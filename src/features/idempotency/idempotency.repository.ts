@@ -1,4 +1,4 @@
-import type { Db } from '../../storage/database.js';
+import type { Storage } from '../../storage/database.js';
 import type { IdempotencyKeysTable } from '../../storage/tables.js';
 
 export type KeyRow = IdempotencyKeysTable;
@@ -19,81 +19,88 @@ export interface StoredResponse {
   body: string;
 }
 
-/** Takes the key for a new request; false when a row for (user, key) exists. */
-export async function insertClaim(db: Db, claim: Claim): Promise<boolean> {
-  const inserted = await db
-    .insertInto('idempotency_keys')
-    .values({
-      user_id: claim.userId,
-      key: claim.key,
-      fingerprint: claim.fingerprint,
-      status: null,
-      content_type: null,
-      location: null,
-      body: null,
-      claimed_at: claim.claimedAt,
-      expires_at: claim.expiresAt,
-    })
-    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-    .returning('user_id')
-    .executeTakeFirst();
-  return inserted !== undefined;
-}
+export type IdempotencyRepository = ReturnType<typeof createIdempotencyRepository>;
 
-export async function findKey(db: Db, userId: number, key: string): Promise<KeyRow | undefined> {
-  return db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
-}
+/** The stored keys of idempotent requests (contract section 7). Built once per storage. */
+export function createIdempotencyRepository(storage: Storage) {
+  return {
+    /** Takes the key for a new request; false when a row for (user, key) exists. */
+    async insertClaim(claim: Claim): Promise<boolean> {
+      const inserted = await storage.db
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: claim.userId,
+          key: claim.key,
+          fingerprint: claim.fingerprint,
+          status: null,
+          content_type: null,
+          location: null,
+          body: null,
+          claimed_at: claim.claimedAt,
+          expires_at: claim.expiresAt,
+        })
+        .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+        .returning('user_id')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    },
 
-/**
- * Takes over a row that is expired or abandoned, as it was read (`seen`): of two requests
- * doing so at once, exactly one changes it.
- */
-export async function replaceClaim(db: Db, seen: KeyRow, claim: Claim): Promise<boolean> {
-  const result = await db
-    .updateTable('idempotency_keys')
-    .set({ fingerprint: claim.fingerprint, status: null, content_type: null, location: null, body: null, claimed_at: claim.claimedAt, expires_at: claim.expiresAt })
-    .where('user_id', '=', claim.userId)
-    .where('key', '=', claim.key)
-    .where('claimed_at', '=', seen.claimed_at)
-    .where('expires_at', '=', seen.expires_at)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
+    async findKey(userId: number, key: string): Promise<KeyRow | undefined> {
+      return storage.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
+    },
 
-/** Stores the first completed response of a claim (unless it was taken over meanwhile). */
-export async function completeClaim(db: Db, claim: Claim, response: StoredResponse, expiresAt: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ status: response.status, content_type: response.contentType, location: response.location, body: response.body, expires_at: expiresAt })
-    .where('user_id', '=', claim.userId)
-    .where('key', '=', claim.key)
-    .where('claimed_at', '=', claim.claimedAt)
-    .where('status', 'is', null)
-    .execute();
-}
+    /**
+     * Takes over a row that is expired or abandoned, as it was read (`seen`): of two requests
+     * doing so at once, exactly one changes it.
+     */
+    async replaceClaim(seen: KeyRow, claim: Claim): Promise<boolean> {
+      const result = await storage.db
+        .updateTable('idempotency_keys')
+        .set({ fingerprint: claim.fingerprint, status: null, content_type: null, location: null, body: null, claimed_at: claim.claimedAt, expires_at: claim.expiresAt })
+        .where('user_id', '=', claim.userId)
+        .where('key', '=', claim.key)
+        .where('claimed_at', '=', seen.claimed_at)
+        .where('expires_at', '=', seen.expires_at)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
 
-/** Forgets a claim whose request failed on our side, so that a retry runs again. */
-export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('user_id', '=', claim.userId)
-    .where('key', '=', claim.key)
-    .where('claimed_at', '=', claim.claimedAt)
-    .where('status', 'is', null)
-    .execute();
-}
+    /** Stores the first completed response of a claim (unless it was taken over meanwhile). */
+    async completeClaim(claim: Claim, response: StoredResponse, expiresAt: string): Promise<void> {
+      await storage.db
+        .updateTable('idempotency_keys')
+        .set({ status: response.status, content_type: response.contentType, location: response.location, body: response.body, expires_at: expiresAt })
+        .where('user_id', '=', claim.userId)
+        .where('key', '=', claim.key)
+        .where('claimed_at', '=', claim.claimedAt)
+        .where('status', 'is', null)
+        .execute();
+    },
 
-/** Deletes up to `limit` expired keys, oldest first; returns how many. */
-export async function purgeExpired(db: Db, now: string, limit: number): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where((eb) =>
-      eb(
-        eb.refTuple('user_id', 'key'),
-        'in',
-        eb.selectFrom('idempotency_keys').select(['user_id', 'key']).where('expires_at', '<=', now).orderBy('expires_at').limit(limit).$asTuple('user_id', 'key'),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    /** Forgets a claim whose request failed on our side, so that a retry runs again. */
+    async releaseClaim(claim: Claim): Promise<void> {
+      await storage.db
+        .deleteFrom('idempotency_keys')
+        .where('user_id', '=', claim.userId)
+        .where('key', '=', claim.key)
+        .where('claimed_at', '=', claim.claimedAt)
+        .where('status', 'is', null)
+        .execute();
+    },
+
+    /** Deletes up to `limit` expired keys, oldest first; returns how many. */
+    async purgeExpired(now: string, limit: number): Promise<number> {
+      const result = await storage.db
+        .deleteFrom('idempotency_keys')
+        .where((eb) =>
+          eb(
+            eb.refTuple('user_id', 'key'),
+            'in',
+            eb.selectFrom('idempotency_keys').select(['user_id', 'key']).where('expires_at', '<=', now).orderBy('expires_at').limit(limit).$asTuple('user_id', 'key'),
+          ),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { buildApp } from '../../app/app.js';
 import { type Client, type Response, type TestApp, createTestApp, describeEachDialect, testConfig } from '../../../test/helpers/harness.js';
 import { parseIdempotencyKey, requestFingerprint } from './idempotency.key.js';
 import { CLAIM_LEASE_MS } from './idempotency.plugin.js';
-import * as repo from './idempotency.repository.js';
+import { createIdempotencyRepository } from './idempotency.repository.js';
 
 const sessionBody = { org_id: 1, name: 'Deep work', type: 'standard', duration: 50, schedule: '2026-12-01', time: '9:00 AM', is_public: true };
 let keys = 0;
@@ -166,7 +166,7 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
     const aliceId = (await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'alice').executeTakeFirstOrThrow()).id;
     const claimedAt = new Date().toISOString();
     // Another instance claimed the key a moment ago and is still working.
-    await repo.insertClaim(t.storage.db, { userId: aliceId, key, fingerprint, claimedAt, expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    await createIdempotencyRepository(t.storage).insertClaim({ userId: aliceId, key, fingerprint, claimedAt, expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
     const busy = await post(alice, '/api/v1/tasks', body, key);
     expect(busy.status, busy.text).toBe(409);
     expect(busy.headers['retry-after']).toBe('1');
@@ -228,8 +228,8 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
     const total = Number((await t.storage.db.selectFrom('idempotency_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     expect(total).toBeGreaterThan(3);
     // Bounded: one purge deletes at most its batch.
-    expect(await repo.purgeExpired(t.storage.db, new Date().toISOString(), 2)).toBe(2);
-    expect(await repo.purgeExpired(t.storage.db, new Date().toISOString(), 10_000)).toBe(total - 2);
+    expect(await createIdempotencyRepository(t.storage).purgeExpired(new Date().toISOString(), 2)).toBe(2);
+    expect(await createIdempotencyRepository(t.storage).purgeExpired(new Date().toISOString(), 10_000)).toBe(total - 2);
   });
 
   it('documents the header, the replay marker and the refusals on every POST', async () => {
