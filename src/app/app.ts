@@ -6,6 +6,8 @@ import { authPlugin } from '../features/auth/auth.plugin.js';
 import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
+import { calendarFeedsRoutes, icalRoutes } from '../features/calendar/calendar.routes.js';
+import { createCalendarService } from '../features/calendar/calendar.service.js';
 import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
 import { createSessionsService } from '../features/sessions/sessions.service.js';
 import { ProbeQuietLogController } from '../features/system/system.logging.js';
@@ -33,6 +35,8 @@ import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
  * concurrency plugin and docs/performance.md for how the number was chosen).
  */
 const EVENT_LOOP_CONCURRENCY = 16;
+/** `.ics` feeds built at once on such engines: each reads up to 500 sessions and writes them as text. */
+const ICAL_CONCURRENCY = 4;
 
 export interface AppOptions {
   config: Config;
@@ -87,6 +91,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openapiPlugin);
 
   await app.register(systemRoutes, { storage });
+  const calendar = createCalendarService(storage);
+  // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
+  await app.register(async (feeds) => {
+    if (storage.statementsOnEventLoop) await feeds.register(concurrencyPlugin, { max: ICAL_CONCURRENCY });
+    await feeds.register(icalRoutes, { calendar });
+  });
   await app.register(
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
@@ -94,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(meRoutes, { auth });
       await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });
+      await api.register(calendarFeedsRoutes, { calendar });
     },
     { prefix: API_PREFIX },
   );
