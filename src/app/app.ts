@@ -10,6 +10,8 @@ import { calendarFeedsRoutes, icalRoutes } from '../features/calendar/calendar.r
 import { createCalendarService } from '../features/calendar/calendar.service.js';
 import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
 import { createSessionsService } from '../features/sessions/sessions.service.js';
+import { nowRoutes } from '../features/now/now.routes.js';
+import { createNowService } from '../features/now/now.service.js';
 import { ProbeQuietLogController } from '../features/system/system.logging.js';
 import { systemRoutes } from '../features/system/system.routes.js';
 import { tasksRoutes } from '../features/tasks/tasks.routes.js';
@@ -105,6 +107,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });
       await api.register(calendarFeedsRoutes, { calendar });
+      await api.register(nowRoutes, { now: createNowService(storage) });
     },
     { prefix: API_PREFIX },
   );
