@@ -151,5 +151,9 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect((await t.alice.post('/api/v1/calendar-feeds', { name: '   ' })).status).toBe(422);
     expect((await t.alice.post('/api/v1/calendar-feeds', { name: 'x', secret: 'mine' })).status).toBe(422);
     expect((await t.alice.delete('/api/v1/calendar-feeds/0')).status).toBe(404);
+    // No body at all is an empty one.
+    const bare = await t.alice.request('POST', '/api/v1/calendar-feeds');
+    expect(bare.status, bare.text).toBe(201);
+    expect(bare.body.data.name).toBe('Focus sessions');
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
-import { CalendarFeedList, CreateCalendarFeedBody, CreatedCalendarFeedEnvelope, IcalParams, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
+import { CalendarFeedList, CreateCalendarFeedBody, CreatedCalendarFeedEnvelope, ICalendarText, IcalParams, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
 import type { CalendarService } from './calendar.service.js';
 
 const tags = ['calendar'];
@@ -13,13 +13,18 @@ export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: Calendar
   app.post(
     '/calendar-feeds',
     {
+      // The body is optional (contract section 8): no body at all means `{}`.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
       schema: {
         tags,
         operationId: 'createCalendarFeed',
         summary: 'Create a calendar feed (its URL is shown once)',
         description:
           'A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only ' +
-          `(it is stored hashed); lost, delete the feed and create another. At most ${MAX_FEEDS_PER_USER} feeds per user: one more is 409.`,
+          `(it is stored hashed); lost, delete the feed and create another. The body may be left out. At most ${MAX_FEEDS_PER_USER} feeds per user: one more is 409.`,
         body: CreateCalendarFeedBody,
         response: { 201: jsonResponse('The feed, with its secret URL.', CreatedCalendarFeedEnvelope), ...problemResponses(400, 409, 413, 415, 422, ...common) },
       },
@@ -82,7 +87,7 @@ export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }
           200: {
             description: 'The feed.',
             headers: { 'X-Focus-Feed-Truncated': { type: 'string', description: '`true` when the feed holds only the first sessions.' } },
-            content: { 'text/calendar': { schema: { type: 'string', examples: ['BEGIN:VCALENDAR\r\nVERSION:2.0\r\n…\r\nEND:VCALENDAR\r\n'] } } },
+            content: { 'text/calendar': { schema: ICalendarText } },
           },
           ...problemResponses(404, 429, 503),
         },
