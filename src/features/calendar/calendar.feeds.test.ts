@@ -157,3 +157,19 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(bare.body.data.name).toBe('Focus sessions');
   });
 });
+
+describeEachDialect('calendar feeds under the rate limit', (dialect) => {
+  const t = useTestApp(dialect, { alice: [1] }, { RATE_LIMIT: '5' });
+
+  it('charges feed fetches to the client address, like every request without a token', async () => {
+    const feed = await newFeed(t.alice);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await t.anonymous.get(i % 2 === 0 ? feed.url : `/ical/${'B'.repeat(43)}.ics`);
+      statuses.push(res.status);
+      if (res.status === 429) expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    expect(statuses.slice(0, 4).every((s) => s === 200 || s === 404)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
+});
