@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { createSession } from '../sessions/sessions.test-helpers.js';
-import { MAX_FEEDS_PER_USER } from './calendar.schema.js';
+import { sessionRow } from '../../../test/helpers/session-row.js';
+import { MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
 import { parseFeed } from './calendar.test-helpers.js';
 
 async function newFeed(client: Client, name?: string): Promise<{ id: number; url: string; name: string }> {
@@ -140,6 +141,25 @@ describeEachDialect('calendar feeds', (dialect) => {
       expect(res.text).toBe(revoked.text);
     }
     expect(revoked.text).not.toContain(secret);
+  });
+
+  it(`holds at most ${MAX_FEED_EVENTS} sessions, the most recently changed, and says when it left some out`, async () => {
+    const fay = await t.user('fay', [1]);
+    const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'fay').executeTakeFirstOrThrow();
+    const rows = Array.from({ length: MAX_FEED_EVENTS + 1 }, (_, i) =>
+      sessionRow(`bulk ${i}`, userId, { is_public: 0, updated_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() }),
+    );
+    for (let i = 0; i < rows.length; i += 100) await t.storage.db.insertInto('sessions').values(rows.slice(i, i + 100)).execute();
+    const feed = await newFeed(fay);
+    const full = await t.anonymous.get(feed.url);
+    expect(full.status).toBe(200);
+    expect(full.headers['x-focus-feed-truncated']).toBe('true');
+    const summaries = [...parseFeed(full.text).events.values()].map((e) => e.summary);
+    expect(summaries).toHaveLength(MAX_FEED_EVENTS);
+    expect(summaries).not.toContain('bulk 0');
+    expect(summaries).toContain(`bulk ${MAX_FEED_EVENTS}`);
+    // Without truncation, no header.
+    expect((await t.anonymous.get((await newFeed(t.dave)).url)).headers['x-focus-feed-truncated']).toBeUndefined();
   });
 
   it(`refuses a ${MAX_FEEDS_PER_USER + 1}st feed with 409, and a bad name with 422`, async () => {
