@@ -47,6 +47,9 @@ describeEachDialect('calendar feeds', (dialect) => {
     });
     const oneOff = await createSession(t.alice, { name: 'One-off, Berlin; "summer"', timezone: 'Europe/Berlin', schedule: '2026-07-01', time: '10:00 AM' });
     const utc = await createSession(t.alice, { name: 'UTC one-off', timezone: 'UTC', schedule: '2026-11-01', time: '1:30 AM' });
+    // One-off sessions at wall times that do not name one instant (DST gap, overlap) are written in UTC.
+    const inGap = await createSession(t.alice, { name: 'in the gap', timezone: 'Europe/Berlin', schedule: '2026-03-29', time: '2:30 AM' });
+    const inOverlap = await createSession(t.alice, { name: 'in the overlap', timezone: 'America/New_York', schedule: '2026-11-01', time: '1:30 AM' });
     // Bob's: public and joined by Alice (in), private with Alice collaborating (in), public untouched (out), private (out).
     const joined = await createSession(t.bob, { name: 'Bob public joined', is_public: true, timezone: 'Europe/Berlin', schedule: '2026-10-20', time: '9:00 AM', is_recurring: 1, occurrence: 'weekly', recurring_ends: '2026-11-30' });
     expect((await t.alice.post(`/api/v1/sessions/${joined.id}/join?date=2026-10-27`)).status).toBe(200);
@@ -63,7 +66,7 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(res.text).toMatch(/^BEGIN:VCALENDAR\r\n/);
     const { events, timezones } = parseFeed(res.text);
     expect(timezones.sort()).toEqual(['America/New_York', 'Asia/Tokyo', 'Australia/Sydney', 'Europe/Berlin']);
-    const included = [berlinDaily, nyWeekly, monthlyLast, monthlyWeekday, sydney, oneOff, utc, joined, collaborating];
+    const included = [berlinDaily, nyWeekly, monthlyLast, monthlyWeekday, sydney, oneOff, utc, inGap, inOverlap, joined, collaborating];
     expect([...events.keys()].sort()).toEqual(included.map((s) => `session-${s.id}@focus`).sort());
     for (const absent of [untouched, hidden, otherOrg]) expect(events.has(`session-${absent.id}@focus`)).toBe(false);
     for (const session of included) {
@@ -78,6 +81,8 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(res.text).toContain('EXDATE;TZID=Europe/Berlin:20260325T090000,20260330T090000');
     expect(res.text).toContain('DTSTART;TZID=America/New_York:20260223T183000');
     expect(res.text).toContain('DTSTART:20261101T013000Z');
+    expect(res.text).toContain('DTSTART:20260329T013000Z');
+    expect(res.text).toContain('DTSTART:20261101T053000Z');
     // The next year too, across its DST changes (the VTIMEZONE's yearly rules).
     for (const session of [monthlyLast, monthlyWeekday]) {
       expect(events.get(`session-${session.id}@focus`)?.expand('2027-01-01', '2027-12-31')).toEqual(await apiOccurrences(t.alice, session.id, '2027-01-01', '2027-12-31'));

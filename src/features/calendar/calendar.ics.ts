@@ -78,6 +78,20 @@ const recurrenceLines = (rrule: string) =>
     .filter((line) => !line.startsWith('DTSTART'))
     .join('\n');
 
+const sameWall = (a: Wall, b: Wall) => a.year === b.year && a.month === b.month && a.day === b.day && a.hour === b.hour && a.minute === b.minute;
+
+/**
+ * True when a wall time does not name exactly its instant: it falls in a DST gap (the
+ * API moved it forward) or in an overlap (the API took the first of two). RFC 5545 reads
+ * such times as the API does, but not every reader does (ical.js 2.2 reads a gap time an
+ * hour early and an overlap time as the second), so a one-off session there is written in
+ * UTC: the same instant for everyone.
+ */
+function ambiguous(wall: Wall, startMs: number, timezone: string): boolean {
+  if (!sameWall(wallAt(startMs, timezone), wall)) return true;
+  return [30, 60, 120].some((minutes) => sameWall(wallAt(startMs + minutes * 60_000, timezone), wall));
+}
+
 export interface FeedText {
   name: string;
   sessions: readonly FeedSession[];
@@ -98,17 +112,15 @@ export function buildIcs(feed: FeedText): string {
   });
   for (const s of feed.sessions) {
     const date = firstDate(s);
-    const start = zoned(
-      { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 },
-      s.timezone,
-      Date.parse(s.starts_at),
-    );
+    const wall = { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 };
+    const startMs = Date.parse(s.starts_at);
     const endMs = Date.parse(s.ends_at);
+    const zone = s.rrule === null && ambiguous(wall, startMs, s.timezone) ? 'UTC' : s.timezone;
     calendar.createEvent({
       id: `session-${s.id}@focus`,
-      timezone: s.timezone,
-      start,
-      end: zoned(wallAt(endMs, s.timezone), s.timezone, endMs),
+      timezone: zone,
+      start: zone === 'UTC' ? zoned(wallAt(startMs, 'UTC'), 'UTC', startMs) : zoned(wall, zone, startMs),
+      end: zoned(wallAt(endMs, zone), zone, endMs),
       summary: s.name,
       status: ICalEventStatus.CONFIRMED,
       sequence: s.sequence,
