@@ -55,13 +55,18 @@ function zoned(wall: Wall, timeZoneId: string, epochMilliseconds: number) {
   return value;
 }
 
+/** One formatter per zone: building one costs far more than using it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 /** The wall clock in `timezone` at an instant. */
 function wallAt(ms: number, timezone: string): Wall {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' })
-      .formatToParts(new Date(ms))
-      .map((p) => [p.type, p.value]),
-  );
+  let format = formatters.get(timezone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    if (formatters.size >= 1000) formatters.clear();
+    formatters.set(timezone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
   return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute) };
 }
 
