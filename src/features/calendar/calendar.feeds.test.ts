@@ -83,6 +83,9 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(res.text).toContain('DTSTART:20261101T013000Z');
     expect(res.text).toContain('DTSTART:20260329T013000Z');
     expect(res.text).toContain('DTSTART:20261101T053000Z');
+    // Taken off the collaborators, Alice no longer sees Bob's private session: it leaves her feed.
+    expect((await t.bob.put(`/api/v1/sessions/${collaborating.id}`, { collaborator: [] })).status).toBe(200);
+    expect(parseFeed((await t.anonymous.get(feed.url)).text).events.has(`session-${collaborating.id}@focus`)).toBe(false);
     // The next year too, across its DST changes (the VTIMEZONE's yearly rules).
     for (const session of [monthlyLast, monthlyWeekday]) {
       expect(events.get(`session-${session.id}@focus`)?.expand('2027-01-01', '2027-12-31')).toEqual(await apiOccurrences(t.alice, session.id, '2027-01-01', '2027-12-31'));
