@@ -181,6 +181,11 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect((await t.alice.delete('/api/v1/calendar-feeds/0')).status).toBe(404);
     // No body at all is an empty one.
     const bare = await t.alice.request('POST', '/api/v1/calendar-feeds');
+    // Concurrent creates take turns on the user's row: the cap holds exactly.
+    const gus = await t.user('gus', [1]);
+    const raced = await Promise.all(Array.from({ length: MAX_FEEDS_PER_USER + 5 }, () => gus.post('/api/v1/calendar-feeds', {})));
+    expect(raced.filter((r) => r.status === 201)).toHaveLength(MAX_FEEDS_PER_USER);
+    expect(raced.filter((r) => r.status === 409)).toHaveLength(5);
     expect(bare.status, bare.text).toBe(201);
     expect(bare.body.data.name).toBe('Focus sessions');
   });
