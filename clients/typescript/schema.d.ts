@@ -80,6 +80,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ical/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A calendar feed as iCalendar (RFC 5545)
+         * @description The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; the address rate limit applies. One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. At most 500 sessions, the most recently changed; a longer feed says so in `X-Focus-Feed-Truncated: true`. An unknown or revoked secret is 404, the same answer whatever the secret.
+         */
+        get: operations["getCalendarFeedIcs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -308,10 +328,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your calendar feeds (without their secrets)
+         * @description Oldest first; at most 20, so one answer holds them all.
+         */
+        get: operations["listCalendarFeeds"];
+        put?: never;
+        /**
+         * Create a calendar feed (its URL is shown once)
+         * @description A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only (it is stored hashed); lost, delete the feed and create another. The body may be left out. At most 20 feeds per user: one more is 409.
+         */
+        post: operations["createCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calendar-feeds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a calendar feed
+         * @description Its URL answers 404 from now on. A feed that is not yours is 404, like one that does not exist.
+         */
+        delete: operations["deleteCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What runs now, what comes next, and what to block
+         * @description Over the sessions you created, collaborate on or joined (every occurrence of a series you joined once): `active` are the occurrences running now (starts_at ≤ now < ends_at), `next` the first that starts later (however far ahead), each as a dated listing shows it. `website_blocker` and `snooze_apps` are the union of the active ones’ enabled blockers and snoozes: what a blocking client enforces this minute (`null` and `{}` when nothing runs). Poll it each minute, or when `GET /events` says a session started or ended.
+         */
+        get: operations["getNow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description A calendar feed, without its secret (shown once, when created).
+         * @example {
+         *       "id": 3,
+         *       "name": "Work laptop calendar",
+         *       "created_at": "2026-11-26T09:30:00.000Z"
+         *     }
+         */
+        CalendarFeed: {
+            id: $Read<number>;
+            name: string;
+            /** Format: date-time */
+            created_at: $Read<string>;
+        };
+        /**
+         * @description A new calendar feed; the body may be empty.
+         * @example {
+         *       "name": "Work laptop calendar"
+         *     }
+         * @example {}
+         */
+        CalendarFeedCreate: {
+            /** @description A label for you, 1–100 characters after trimming; default `Focus sessions`. */
+            name?: string;
+        };
+        /**
+         * @description Your calendar feeds, oldest first (no paging: a user holds at most 20).
+         * @example {
+         *       "data": [
+         *         {
+         *           "id": 3,
+         *           "name": "Work laptop calendar",
+         *           "created_at": "2026-11-26T09:30:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        CalendarFeedList: {
+            data: components["schemas"]["CalendarFeed"][];
+        };
+        /**
+         * @description A calendar feed as created: the only time its URL (with the secret) is shown.
+         * @example {
+         *       "id": 3,
+         *       "name": "Work laptop calendar",
+         *       "url": "/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics",
+         *       "created_at": "2026-11-26T09:30:00.000Z"
+         *     }
+         */
+        CreatedCalendarFeed: {
+            id: $Read<number>;
+            name: string;
+            /** Format: date-time */
+            created_at: $Read<string>;
+            /** @description Root-relative subscription URL, `/ical/<secret>.ics`: prefix it with this server’s origin and give it to a calendar app. The secret is shown only in this answer; anyone holding the URL can read the feed until you delete it. */
+            url: $Read<string>;
+        };
+        /** @description The feed, with its URL (shown once). */
+        CreatedCalendarFeedEnvelope: {
+            data: components["schemas"]["CreatedCalendarFeed"];
+        };
         /** @description One broken rule of a request. */
         FieldError: {
             /**
@@ -327,6 +472,18 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        /**
+         * @description An RFC 5545 VCALENDAR: a VTIMEZONE per zone used, then one VEVENT per session.
+         * @example BEGIN:VCALENDAR
+         *     VERSION:2.0
+         *     PRODID:-//Focus//Focus calendar feed//EN
+         *     BEGIN:VEVENT
+         *     UID:session-7@focus
+         *     …
+         *     END:VEVENT
+         *     END:VCALENDAR
+         */
+        ICalendar: string;
         /**
          * @description The user a token belongs to.
          * @example {
@@ -369,6 +526,82 @@ export interface components {
             handle?: $Read<unknown>;
             /** @description Read-only; ignored when sent. */
             org_ids?: $Read<unknown>;
+        };
+        /**
+         * @description What a blocking client enforces right now, over the sessions you created, collaborate on or joined.
+         * @example {
+         *       "active": [
+         *         {
+         *           "id": 7,
+         *           "org_id": 1,
+         *           "name": "Deep work: quarterly report",
+         *           "type": "standard",
+         *           "duration": 50,
+         *           "schedule": "2026-12-01",
+         *           "time": "9:00 AM",
+         *           "timezone": "Europe/Berlin",
+         *           "is_public": false,
+         *           "collaborator": [],
+         *           "status": "waiting",
+         *           "website_blocker_enabled": false,
+         *           "website_blocker": null,
+         *           "snooze_enabled": false,
+         *           "snooze_apps": {},
+         *           "is_recurring": 0,
+         *           "recurring_start": null,
+         *           "recurring_ends": null,
+         *           "occurrence": null,
+         *           "recurring_days": [],
+         *           "recurring_month_option": null,
+         *           "recurring_month_week_pos": null,
+         *           "recurring_month_week_day": null,
+         *           "fallback_option": 0,
+         *           "created_by": "alice",
+         *           "created_at": "2026-12-01T08:00:00.000Z",
+         *           "updated_at": "2026-12-01T08:00:00.000Z",
+         *           "starts_at": "2026-12-01T08:00:00.000Z",
+         *           "ends_at": "2026-12-01T08:50:00.000Z",
+         *           "rrule": null,
+         *           "participants_count": 1,
+         *           "occurrence_date": "2026-12-01"
+         *         }
+         *       ],
+         *       "next": null,
+         *       "website_blocker": {
+         *         "category": [
+         *           "social"
+         *         ],
+         *         "urls": [
+         *           "news.ycombinator.com"
+         *         ]
+         *       },
+         *       "snooze_apps": {
+         *         "Slack": true
+         *       }
+         *     }
+         */
+        Now: {
+            /** @description Occurrences running now (starts_at ≤ now < ends_at), by starts_at, then id; at most 100. Items as dated listings show them. */
+            active: components["schemas"]["Session"][];
+            /** @description The first occurrence that starts after now, or null. */
+            next: components["schemas"]["Session"] | null;
+            /** @description null when no active session has its website blocker enabled. */
+            website_blocker: components["schemas"]["NowWebsiteBlocker"] | null;
+            /** @description App → whether to snooze it: the union of the active sessions’ enabled snoozes (true when any of them snoozes it); `{}` when none. */
+            snooze_apps: {
+                [key: string]: boolean;
+            };
+        };
+        /** @description What runs now, what comes next, and what to block. */
+        NowEnvelope: {
+            data: components["schemas"]["Now"];
+        };
+        /** @description What to block now: the union of the active sessions’ enabled website blockers. */
+        NowWebsiteBlocker: {
+            /** @description Every category an active session blocks, each once. */
+            category: string[];
+            /** @description Every URL or host an active `custom` blocker blocks, each once (a `preset` blocker blocks its categories only). */
+            urls: string[];
         };
         /** @description One occurrence of a session: its local date and instants. */
         Occurrence: {
@@ -1219,6 +1452,87 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCalendarFeedIcs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags from earlier answers (or `*`); when one is current the answer is 304 with no body. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description `<secret>.ics`, as in the feed’s `url`. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    /** @description `true` when the feed holds only the first sessions. */
+                    "X-Focus-Feed-Truncated"?: string;
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": components["schemas"]["ICalendar"];
+                };
+            };
+            /** @description Not modified: an ETag in If-None-Match is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3217,6 +3531,353 @@ export interface operations {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCalendarFeeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your feeds. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarFeedList"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes this POST safe to retry: 1–255 printable ASCII characters, bare or as a structured-field string (`"…"`). The first completed response is kept 24 h per user and key; a retry with the same key and body gets it again with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 `idempotency-key-reused`; a retry while the first is still running is 409 `idempotency-key-in-flight`. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalendarFeedCreate"];
+            };
+        };
+        responses: {
+            /** @description The feed, with its secret URL. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedCalendarFeedEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description On `idempotency-key-in-flight`: seconds to wait before retrying. */
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 1 MiB. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NowEnvelope"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -6,8 +6,12 @@ import { authPlugin } from '../features/auth/auth.plugin.js';
 import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
+import { calendarFeedsRoutes, icalRoutes } from '../features/calendar/calendar.routes.js';
+import { createCalendarService } from '../features/calendar/calendar.service.js';
 import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
 import { createSessionsService } from '../features/sessions/sessions.service.js';
+import { nowRoutes } from '../features/now/now.routes.js';
+import { createNowService } from '../features/now/now.service.js';
 import { ProbeQuietLogController } from '../features/system/system.logging.js';
 import { systemRoutes } from '../features/system/system.routes.js';
 import { tasksRoutes } from '../features/tasks/tasks.routes.js';
@@ -33,6 +37,8 @@ import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
  * concurrency plugin and docs/performance.md for how the number was chosen).
  */
 const EVENT_LOOP_CONCURRENCY = 16;
+/** `.ics` feeds built at once on such engines: each reads up to 500 sessions and writes them as text. */
+const ICAL_CONCURRENCY = 4;
 
 export interface AppOptions {
   config: Config;
@@ -87,6 +93,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openapiPlugin);
 
   await app.register(systemRoutes, { storage });
+  const calendar = createCalendarService(storage);
+  // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
+  await app.register(async (feeds) => {
+    if (storage.statementsOnEventLoop) await feeds.register(concurrencyPlugin, { max: ICAL_CONCURRENCY });
+    await feeds.register(icalRoutes, { calendar });
+  });
   await app.register(
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
@@ -94,6 +106,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(meRoutes, { auth });
       await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });
+      await api.register(calendarFeedsRoutes, { calendar });
+      await api.register(nowRoutes, { now: createNowService(storage) });
     },
     { prefix: API_PREFIX },
   );

@@ -22,6 +22,7 @@ import {
 } from '../toolkit/errors.js';
 import { MethodIndex } from '../toolkit/method-index.js';
 import { toFieldErrors } from '../toolkit/validation.js';
+import { redactFeedPath } from './log-redaction.js';
 
 function fromFastifyError(error: FastifyError): ApiError | undefined {
   if (error.validation !== undefined) {
@@ -67,7 +68,8 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
     title: problem.title,
     status: problem.status,
     detail: problem.detail,
-    instance: request.url.split('?')[0],
+    // A feed's path is its secret: never echoed, and one 404 body whatever the secret.
+    instance: redactFeedPath(request.url.split('?')[0] ?? ''),
     ...(problem.errors === undefined ? {} : { errors: problem.errors }),
   };
   // Pre-serialised: a problem is never shaped by a route's success schema.

@@ -25,13 +25,19 @@ export function scrubSecrets(text: string): string {
   );
 }
 
+/** A calendar feed's path is its secret (`/ical/<secret>.ics`): the whole segment goes, whatever its shape. */
+const FEED_PATH = /\/ical\/[^/?#]*/gi;
+
+/** The path with any calendar-feed secret replaced: for logs and for what a problem answer echoes. */
+export const redactFeedPath = (path: string) => path.replace(FEED_PATH, `/ical/${REDACTED}`);
+
 /**
  * The URL as logged: the path scrubbed, the query string reduced to its parameter names.
  * A query value is never logged: any of them could be a token (`?access_token=`).
  */
 export function redactUrl(url: string): string {
   const mark = url.indexOf('?');
-  const path = scrubSecrets(mark === -1 ? url : url.slice(0, mark));
+  const path = scrubSecrets(redactFeedPath(mark === -1 ? url : url.slice(0, mark)));
   if (mark === -1) return path;
   const names = url
     .slice(mark + 1)

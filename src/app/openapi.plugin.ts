@@ -37,6 +37,7 @@ export const openapiPlugin = fp(
           { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
           { name: 'tasks', description: 'Tasks and bulk import' },
           { name: 'auth', description: 'The authenticated user' },
+          { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },
           { name: 'operations', description: 'Health, readiness and this document' },
         ],
       },

@@ -93,6 +93,8 @@ export interface SessionsTable {
   indexed_through: CalendarDate | null;
   created_at: Instant;
   updated_at: Instant;
+  /** The iCalendar SEQUENCE: 0 when created, +1 with every change that moves updated_at (sessions repository `update`). */
+  sequence: Generated<number>;
 }
 
 /**
@@ -191,6 +193,16 @@ export interface ChangesTable {
   changed_at: Instant;
 }
 
+/** A calendar feed: a secret URL serving the user's sessions as iCalendar; revoking deletes the row. */
+export interface CalendarFeedsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** SHA-256 (hex) of the secret; the secret itself is shown once and never stored. */
+  secret_hash: string;
+  created_at: Instant;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -204,6 +216,7 @@ export interface Database {
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;
+  calendar_feeds: CalendarFeedsTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
@@ -212,3 +225,4 @@ export type TaskRow = Selectable<TasksTable>;
 export type OccurrenceRow = Selectable<SessionOccurrencesTable>;
 export type ChangeRow = Selectable<ChangesTable>;
 export type NewChange = Insertable<ChangesTable>;
+export type CalendarFeedRow = Selectable<CalendarFeedsTable>;

@@ -35,6 +35,8 @@ interface Operation {
 }
 interface Request {
   id?: string;
+  /** The `{file}` of a calendar feed's `.ics` path. */
+  file?: string;
   query: Record<string, unknown>;
   body?: unknown;
   raw?: { text: string; type: string };
@@ -50,6 +52,8 @@ const TOLERATED: Record<string, number[]> = {
   'POST /api/v1/sessions/{id}/leave': [409],
   'POST /api/v1/sessions/{id}/complete': [409],
   'POST /api/v1/tasks': [409],
+  // A user holds at most 20 calendar feeds; the fuzzer creates more.
+  'POST /api/v1/calendar-feeds': [409],
 };
 
 type Mutation =
@@ -66,6 +70,8 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
   let problem: ValidateFunction;
   let aliceSession: number;
   let bobSession: number;
+  /** Bob's calendar feed, `<secret>.ics`, made when the fuzzer first needs it. */
+  let bobFeed: string | undefined;
   let aliceTask: string;
   const counts = new Map<string, { ok: number; tolerated: number; rejected: number; skipped: number }>();
   const count = (key: string, field: 'ok' | 'tolerated' | 'rejected' | 'skipped') => {
@@ -138,7 +144,15 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
       else id = String(/join|leave|complete/.test(op.path) ? bobSession : aliceSession);
       // Completing needs a participation first.
       if (op.path.endsWith('/complete')) expect((await t.alice.post(`/api/v1/sessions/${bobSession}/join`)).status).toBe(200);
+    } else if (hasId && op.path.startsWith('/api/v1/calendar-feeds')) {
+      const feeds = (await t.alice.get('/api/v1/calendar-feeds')).body.data as { id: number }[];
+      id = String(feeds[0]?.id ?? (await t.alice.post('/api/v1/calendar-feeds', {})).body.data.id);
     } else if (hasId) id = op.method === 'DELETE' ? await createTask() : aliceTask;
+    let file: string | undefined;
+    if (op.path === '/ical/{file}') {
+      bobFeed ??= ((await t.bob.post('/api/v1/calendar-feeds', {})).body.data.url as string).slice('/ical/'.length);
+      file = bobFeed;
+    }
     delete q.cursor;
     if (op.key === 'GET /api/v1/sessions') {
       if (q.org_id !== undefined) q.org_id = 1;
@@ -173,11 +187,11 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
       }
       if (op.method === 'PUT' && body.context === undefined && body.is_completed === undefined) body.is_completed = true;
     }
-    return { ...request, ...(id === undefined ? {} : { id }) };
+    return { ...request, ...(id === undefined ? {} : { id }), ...(file === undefined ? {} : { file }) };
   }
 
   async function send(op: Operation, request: Request, client: Client = t.alice) {
-    const path = op.path.replace('{id}', request.id ?? '1');
+    const path = op.path.replace('{id}', request.id ?? '1').replace('{file}', request.file ?? 'unknown.ics');
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(request.query)) if (v !== undefined) params.append(k, typeof v === 'string' ? v : JSON.stringify(v));
     const url = params.size === 0 ? path : `${path}?${params.toString()}`;
@@ -216,6 +230,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
           if (res.status >= 200 && res.status < 300) {
             const check = validator(op, res.status);
             if (check !== undefined) expect(check(res.body), `${context}\n${JSON.stringify(check.errors)}`).toBe(true);
+            else if (op.responses[String(res.status)]?.content?.['text/calendar'] !== undefined) expect(res.text, context).toMatch(/^BEGIN:VCALENDAR\r\n/);
             else expect(res.text, context).toBe('');
             count(op.key, 'ok');
           } else {

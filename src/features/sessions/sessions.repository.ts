@@ -200,8 +200,10 @@ export function createSessionsRepository(storage: Storage) {
       return row.id;
     },
 
+    /** A change that moves updated_at is a change calendar apps must see: it bumps the session's SEQUENCE. */
     async update(db: Db, id: number, values: Partial<NewSession>): Promise<void> {
-      await db.updateTable('sessions').set(values).where('id', '=', id).execute();
+      const bump = values.updated_at === undefined ? {} : { sequence: sql<number>`${sql.ref('sequence')} + 1` };
+      await db.updateTable('sessions').set({ ...values, ...bump }).where('id', '=', id).execute();
     },
 
     async replaceCollaborators(db: Db, q: { sessionId: number; userIds: readonly number[] }): Promise<void> {

@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { jsonResponse } from '../../toolkit/openapi.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
+import { IdParams } from '../../toolkit/schema-helpers.js';
+import { CalendarFeedList, CreateCalendarFeedBody, CreatedCalendarFeedEnvelope, ICalendarText, IcalParams, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
+import type { CalendarService } from './calendar.service.js';
+
+const tags = ['calendar'];
+const common = [401, 429, 503] as const;
+
+/** Managing feeds: under the API prefix, with a bearer token. */
+export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }> = async (app, { calendar }) => {
+  app.post(
+    '/calendar-feeds',
+    {
+      // The body is optional (contract section 8): no body at all means `{}`.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
+      schema: {
+        tags,
+        operationId: 'createCalendarFeed',
+        summary: 'Create a calendar feed (its URL is shown once)',
+        description:
+          'A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only ' +
+          `(it is stored hashed); lost, delete the feed and create another. The body may be left out. At most ${MAX_FEEDS_PER_USER} feeds per user: one more is 409.`,
+        body: CreateCalendarFeedBody,
+        response: { 201: jsonResponse('The feed, with its secret URL.', CreatedCalendarFeedEnvelope), ...problemResponses(400, 409, 413, 415, 422, ...common) },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ data: await calendar.create(request.user, request.body) }),
+  );
+
+  app.get(
+    '/calendar-feeds',
+    {
+      schema: {
+        tags,
+        operationId: 'listCalendarFeeds',
+        summary: 'List your calendar feeds (without their secrets)',
+        description: `Oldest first; at most ${MAX_FEEDS_PER_USER}, so one answer holds them all.`,
+        response: { 200: jsonResponse('Your feeds.', CalendarFeedList), ...problemResponses(...common) },
+      },
+    },
+    (request) => calendar.list(request.user),
+  );
+
+  app.delete(
+    '/calendar-feeds/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteCalendarFeed',
+        summary: 'Revoke a calendar feed',
+        description: 'Its URL answers 404 from now on. A feed that is not yours is 404, like one that does not exist.',
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Revoked.' }, ...problemResponses(404, 422, ...common) },
+      },
+    },
+    async (request, reply) => {
+      await calendar.revoke(request.user, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+};
+
+/** The feed itself: outside the API prefix, no bearer token (the secret in the path is the credential). */
+export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }> = async (app, { calendar }) => {
+  app.get(
+    '/ical/:file',
+    {
+      config: { etag: true },
+      schema: {
+        tags,
+        operationId: 'getCalendarFeedIcs',
+        summary: 'A calendar feed as iCalendar (RFC 5545)',
+        description:
+          'The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; the address rate limit applies. ' +
+          'One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a ' +
+          'VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. ' +
+          `At most ${MAX_FEED_EVENTS} sessions, the most recently changed; a longer feed says so in \`X-Focus-Feed-Truncated: true\`. ` +
+          'An unknown or revoked secret is 404, the same answer whatever the secret.',
+        security: [],
+        params: IcalParams,
+        response: {
+          200: {
+            description: 'The feed.',
+            headers: { 'X-Focus-Feed-Truncated': { type: 'string', description: '`true` when the feed holds only the first sessions.' } },
+            content: { 'text/calendar': { schema: ICalendarText } },
+          },
+          ...problemResponses(404, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { text, truncated } = await calendar.ics(request.params.file);
+      if (truncated) reply.header('x-focus-feed-truncated', 'true');
+      // Calendar apps poll: each poll revalidates with If-None-Match instead of trusting a cached copy.
+      return reply.header('cache-control', 'private, no-cache').type('text/calendar; charset=utf-8').send(text);
+    },
+  );
+};
