@@ -35,7 +35,7 @@ describeEachDialect('migration 0006_user_timezone', (dialect) => {
       .execute();
     const sessionBefore = await db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
 
-    expect(await storage.migrate()).toContain('0006_user_timezone');
+    expect(await storage.migrate('0006_user_timezone')).toContain('0006_user_timezone');
     const users = await db.selectFrom('users').select(['id', 'handle', 'created_at', 'timezone']).orderBy('id').execute();
     expect(users).toEqual([
       { id: ids[0], handle: 'ann', created_at: now, timezone: 'UTC' },
