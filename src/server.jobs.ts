@@ -16,6 +16,8 @@ interface Job {
   step(): Promise<number>;
   /** After a run that handled something, once the job is idle again. */
   afterWork?(handled: number): Promise<void>;
+  /** When the app closes, after the job's timers stopped: ends work it started in the background. */
+  stop?(): Promise<void>;
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
@@ -44,9 +46,10 @@ const INDEXER_BATCH = 200;
 function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
-  app.addHook('onClose', () => {
+  app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers) clearTimeout(timer);
+    await Promise.all(jobs.map((job) => job.stop?.()));
   });
   for (const job of jobs) {
     const run = async (): Promise<void> => {
@@ -75,7 +78,6 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
   const clock = createClock(storage, sessions);
   const webhooks = createWebhooksRepository(storage);
   const dispatcher = createDispatcher(storage, webhookSettings, app.log);
-  app.addHook('onClose', () => dispatcher.close());
   schedule(app, [
     {
       // The outbox: every change becomes a delivery per webhook that may see it, exactly once.
@@ -93,6 +95,7 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       name: 'webhook-dispatcher',
       everyMs: WEBHOOK_DISPATCH_INTERVAL_MS,
       step: () => dispatcher.step(),
+      stop: () => dispatcher.close(),
     },
     {
       name: 'webhook-purge',

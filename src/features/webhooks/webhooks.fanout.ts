@@ -52,6 +52,10 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
     const tasks = new Map<number, TaskRow>();
     if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
 
+    const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
+    const existing = new Set<number>();
+    if (sessionIds.length > 0) for (const r of await db.selectFrom('sessions').select('id').where('id', 'in', sessionIds).execute()) existing.add(r.id);
+
     // One record per (user, session) per step: the session as that user sees it now.
     const seen = new Map<string, Promise<unknown>>();
     const sessionAs = (user: AuthenticatedUser, id: number) => {
@@ -77,13 +81,9 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
         if (change.kind === 'task') {
           if (change.owner_id !== hook.user.id) continue;
           type = `task.${change.action === 'participation' ? 'updated' : change.action}`;
-          if (change.action === 'deleted') data = { id: String(change.record_id) };
-          else {
-            const row = tasks.get(change.record_id);
-            // Deleted since: its deletion is the event that tells.
-            if (row === undefined) continue;
-            data = toTask(row, hook.user.handle);
-          }
+          const row = change.action === 'deleted' ? undefined : tasks.get(change.record_id);
+          // Deleted since (or now): the id is all there is to tell.
+          data = row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle);
         } else {
           const before = sawBefore(change, hook.user);
           if (change.action === 'deleted') {
@@ -96,6 +96,10 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
             if (record !== undefined) {
               type = `session.${change.action}`;
               data = record;
+            } else if (!existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) {
+              // Deleted since: the change itself, with the id only; its deletion follows.
+              type = `session.${change.action}`;
+              data = { id: change.record_id };
             } else if (before) {
               type = 'session.deleted';
               data = { id: change.record_id };
