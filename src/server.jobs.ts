@@ -49,7 +49,7 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers) clearTimeout(timer);
-    await Promise.all(jobs.map((job) => job.stop?.()));
+    await Promise.all(jobs.map((job) => job.stop?.() ?? Promise.resolve()));
   });
   for (const job of jobs) {
     const run = async (): Promise<void> => {

@@ -1,12 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../app/app.js';
-import { createAuthService } from '../auth/auth.service.js';
-import { openStorage, type Storage } from '../../storage/database.js';
-import { Client, type TestDatabase, type UserClient, createTestDatabase, describeEachDialect, testConfig } from '../../../test/helpers/harness.js';
+import { type UserClient, describeEachDialect } from '../../../test/helpers/harness.js';
+import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
 import { Receiver } from '../../../test/helpers/webhook-receiver.js';
-import { startJobs } from '../../server.jobs.js';
 
 /*
  * Contract section 9, delivery: a real receiver on 127.0.0.1 gets each event the webhook's
@@ -17,34 +13,19 @@ import { startJobs } from '../../server.jobs.js';
 const SESSION = { org_id: 1, name: 'Deep work', type: 'standard', duration: 60, schedule: '2026-12-10', time: '9:00 AM' };
 
 describeEachDialect('webhooks: delivery', (dialect) => {
-  let database: TestDatabase;
-  let storage: Storage;
-  let app: FastifyInstance;
+  let t: JobsApp;
   let alice: UserClient;
   let bob: UserClient;
   let receiver: Receiver;
-  const settings = { allowPrivate: true, retryScale: 0.001 };
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
-    storage = openStorage({ databaseUrl: database.url });
-    app = await buildApp({ config: testConfig(database.url, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCALE: '0.001' }), storage, logger: false });
-    // The jobs as a serving instance runs them (registered before the app is ready, as the server does).
-    startJobs(app, settings);
-    await app.ready();
-    const admin = createAuthService(storage);
-    const user = async (handle: string) => {
-      await admin.addUser(handle, [1]);
-      const issued = await admin.issueToken(handle);
-      return Object.assign(new Client(app, issued.token), { tokenId: issued.id });
-    };
-    alice = await user('alice');
-    bob = await user('bob');
+    t = await createJobsApp(dialect);
+    await t.start();
+    alice = await t.user('alice');
+    bob = await t.user('bob');
     receiver = await new Receiver().start();
   });
   afterAll(async () => {
-    await app?.close();
-    await storage?.close();
-    await database?.drop();
+    await t?.close();
     await receiver?.stop();
   });
   beforeEach(() => {
