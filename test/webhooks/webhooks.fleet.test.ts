@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
+import { LEASE_MS } from '../../src/features/webhooks/webhooks.dispatcher.js';
 import { openStorage } from '../../src/storage/database.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
 import { http } from '../helpers/http.js';
@@ -68,7 +69,8 @@ describeEachDialect('webhooks: a fleet of real processes', (dialect) => {
       }
       return ids;
     };
-    await receiver!.until(() => delivered().size >= 20, 30_000, 'the 20 events after the restart');
+    // Deliveries the killed process had claimed wait for their lease (LEASE_MS, 25 s) to end.
+    await receiver!.until(() => delivered().size >= 20, LEASE_MS + 20_000, 'the 20 events after the restart');
     expect([...delivered()].sort()).toEqual([...created].sort());
   }, 90_000);
 

@@ -10,10 +10,13 @@ import type { WebhookSettings } from './webhooks.service.js';
 
 /** Attempts in flight at once per instance: a slow receiver holds one of these, never an API request. */
 export const DISPATCH_CONCURRENCY = 16;
-/** Claimed but not yet sent, per instance: bounds what another instance waits for after a crash. */
-const CLAIM_AHEAD = 64;
-/** A claim outlives the longest wait in this instance's queue plus one attempt. */
-const LEASE_MS = (CLAIM_AHEAD / DISPATCH_CONCURRENCY + 2) * DELIVERY_TIMEOUT_MS;
+/** Claimed at most per instance (sending or queued to send): bounds the queue a crash leaves to its leases. */
+const CLAIM_AHEAD = 2 * DISPATCH_CONCURRENCY;
+/**
+ * A claim outlives the longest wait in this instance's queue plus its own attempt (25 s);
+ * after a crash, what the instance had claimed is attempted again once its lease ends.
+ */
+export const LEASE_MS = (CLAIM_AHEAD / DISPATCH_CONCURRENCY + 0.5) * DELIVERY_TIMEOUT_MS;
 /** What is read of an answer: only its status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 

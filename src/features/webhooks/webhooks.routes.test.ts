@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type TestApp, type UserClient, createTestApp, describeEachDialect } from '../../../test/helpers/harness.js';
-import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
+import { MAX_WEBHOOKS_PER_USER, WEBHOOK_EVENTS } from './webhooks.events.js';
 
 /*
  * Contract section 9, the routes: a webhook belongs to its user (others get 404), its
@@ -112,5 +112,23 @@ describeEachDialect('webhooks: routes', (dialect) => {
     expect(next.body.next_cursor).toBeNull();
     // Another user's count is their own.
     expect((await bob.post('/api/v1/webhooks', hook)).status).toBe(201);
+  });
+});
+
+describeEachDialect('webhooks: the OpenAPI webhooks section', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('describes each event payload and the signature headers', async () => {
+    const doc = (await t.anonymous.get('/api/v1/openapi.json')).body;
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENTS].sort());
+    const started = doc.webhooks['session.started'].post;
+    expect(started.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookSessionTimeEvent' });
+    expect(started.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(doc.components.schemas.WebhookSessionTimeEvent.properties.data).toEqual({ $ref: '#/components/schemas/Session' });
+    expect(doc.webhooks['task.deleted'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookTaskDeletedEvent' });
   });
 });
