@@ -17,6 +17,8 @@ const CLAIM_AHEAD = 2 * DISPATCH_CONCURRENCY;
  * after a crash, what the instance had claimed is attempted again once its lease ends.
  */
 export const LEASE_MS = (CLAIM_AHEAD / DISPATCH_CONCURRENCY + 0.5) * DELIVERY_TIMEOUT_MS;
+/** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
+const SETTLE_DELAY_MS = 50;
 /** What is read of an answer: only its status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -106,6 +108,8 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
   function settle(): Promise<void> {
     settling ??= (async () => {
       try {
+        // Gathers what ends meanwhile into the same transaction (see step()).
+        if (!stop.signal.aborted) await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
         while (outcomes.length > 0) {
           const batch = outcomes;
           outcomes = [];
@@ -144,7 +148,9 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
      */
     async step(): Promise<number> {
       if (stop.signal.aborted) return 0;
-      if (CLAIM_AHEAD - queue.length - active.size <= 0) {
+      // Claims in batches (half the capacity at least): every write transaction costs the API's
+      // SQLite connection a turn and ends its read caches' validity (Storage.dataVersion).
+      if (CLAIM_AHEAD - queue.length - active.size < CLAIM_AHEAD / 2 && active.size > 0) {
         await Promise.race(active);
         return 1;
       }
