@@ -155,6 +155,24 @@ describeEachDialect('webhooks: delivery', (dialect) => {
     await bob.delete(`/api/v1/webhooks/${bobHook.id}`);
   });
 
+  it('lists deliveries latest first, in pages', async () => {
+    const hook = await subscribe(alice, ['task.created']);
+    const session = (await alice.post('/api/v1/sessions', SESSION)).body.data;
+    for (const context of ['one', 'two', 'three']) await alice.post('/api/v1/tasks', { context, session_id: session.id });
+    await receiver.until((r) => r.length >= 3);
+    const first = await alice.get(`/api/v1/webhooks/${hook.id}/deliveries?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(2);
+    const rest = await alice.get(`/api/v1/webhooks/${hook.id}/deliveries?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(rest.body.data).toHaveLength(1);
+    expect(rest.body.next_cursor).toBeNull();
+    const byId = new Map(receiver.received.map((r) => [r.headers['webhook-id'], (JSON.parse(r.body) as { data: { context: string } }).data.context]));
+    expect([...first.body.data, ...rest.body.data].map((d: { event_id: string }) => byId.get(d.event_id))).toEqual(['three', 'two', 'one']);
+    expect((await alice.get(`/api/v1/webhooks/${hook.id}/deliveries?limit=0`)).status).toBe(422);
+    expect((await alice.get(`/api/v1/webhooks/${hook.id}/deliveries?cursor=garbage`)).status).toBe(422);
+    await alice.delete(`/api/v1/webhooks/${hook.id}`);
+  });
+
   it('stops delivering to a deleted webhook', async () => {
     const hook = await subscribe(alice, ['session.created']);
     await alice.delete(`/api/v1/webhooks/${hook.id}`);

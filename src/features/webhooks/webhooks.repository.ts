@@ -160,13 +160,35 @@ export function createWebhooksRepository(storage: Storage) {
     settle(outcomes: readonly AttemptOutcome[]): Promise<void> {
       if (outcomes.length === 0) return Promise.resolve();
       return storage.transaction(async (trx) => {
+        // The common outcomes in one statement per status: few statements per batch.
+        const delivered = new Map<number, { ids: number[]; at: string }>();
+        const released: number[] = [];
         for (const o of outcomes) {
+          if (o.kind === 'released') released.push(o.id);
+          else if (o.kind === 'delivered') {
+            const group = delivered.get(o.status) ?? { ids: [], at: o.at };
+            group.ids.push(o.id);
+            delivered.set(o.status, group);
+          }
+        }
+        for (const [status, group] of delivered) {
+          for (let i = 0; i < group.ids.length; i += chunk) {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set({ attempts: sql<number>`attempts + 1`, last_status: status, claimed_until: null, delivered_at: group.at, next_attempt_at: null })
+              .where('id', 'in', group.ids.slice(i, i + chunk))
+              .execute();
+          }
+        }
+        for (let i = 0; i < released.length; i += chunk) {
+          await trx.updateTable('webhook_deliveries').set({ claimed_until: null }).where('id', 'in', released.slice(i, i + chunk)).execute();
+        }
+        for (const o of outcomes) {
+          if (o.kind === 'released' || o.kind === 'delivered') continue;
           const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
-          if (o.kind === 'released') await row.set({ claimed_until: null }).execute();
-          else {
+          {
             const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status, claimed_until: null };
-            if (o.kind === 'delivered') await row.set({ ...attempted, delivered_at: o.at, next_attempt_at: null }).execute();
-            else if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
+            if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
             else await row.set({ ...attempted, next_attempt_at: o.next }).execute();
           }
         }

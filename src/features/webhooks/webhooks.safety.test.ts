@@ -4,7 +4,8 @@ import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
 import { Receiver } from '../../../test/helpers/webhook-receiver.js';
 import { toJson } from '../../storage/columns.js';
 import { isInternalAddress } from './webhooks.address.js';
-import { RETRY_DELAYS_MS, nextAttemptDelay } from './webhooks.events.js';
+import { MAX_PAYLOAD_BYTES, RETRY_DELAYS_MS, nextAttemptDelay } from './webhooks.events.js';
+import { deliveryOf } from './webhooks.payload.js';
 
 /*
  * Contract section 9, safety at delivery: the address is checked again when the socket
@@ -106,4 +107,17 @@ it('retries on one schedule, ±20 %, then gives up', () => {
   expect(nextAttemptDelay(8)).toBeUndefined();
   // The test-only scale shrinks every step alike.
   expect(nextAttemptDelay(3, 0.001, () => 0.5)).toBe(120);
+});
+
+it(`sends data over ${MAX_PAYLOAD_BYTES / 1024} KiB as {id} only`, () => {
+  const now = new Date().toISOString();
+  // Records are passed as values (a literal's extra fields would be refused by the type).
+  const smallData = { id: '7', context: 'x' };
+  const bigData = { id: '7', context: 'x'.repeat(MAX_PAYLOAD_BYTES) };
+  const small = deliveryOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: smallData, now });
+  expect(JSON.parse(small.payload)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7', context: 'x' } });
+  const big = deliveryOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: bigData, now });
+  expect(JSON.parse(big.payload)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7' } });
+  expect(small.event_id).toMatch(/^msg_/);
+  expect(big.event_id).not.toBe(small.event_id);
 });
