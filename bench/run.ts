@@ -19,6 +19,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, explainCalls } from './explain.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
+import { benchWebhooks } from './webhooks.js';
 import { MIGRATION_BASE, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall } from './service-calls.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -815,6 +816,8 @@ async function main(): Promise<void> {
   const loadAtEnd = loadavg();
   log(`load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min)`);
   const goals = checkGoals({ outcomes, plans: planned, dialect: dialectName, interleaved, identical, costs, reference });
+  // Webhooks under load: a database, service and receiver of their own (bench/webhooks.ts).
+  if (only === undefined || only.test('webhooks')) goals.push(...(await benchWebhooks({ root: ROOT, url: (await freshDatabase()).url, scale, seconds: duration, connections, log })));
   log('');
   log(`goals${reference?.costs !== undefined ? ` (write costs compared with ${reference.file}, run ${reference.startedAt ?? '?'})` : ''}:`);
   for (const g of goals) log(`  ${g.ok === null ? 'INFO' : g.ok ? 'PASS' : 'MISS'}  ${g.goal} — ${g.detail}`);

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { createChangesRepository } from './features/changes/changes.repository.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
+import { createClock } from './features/webhooks/webhooks.clock.js';
+import { createDispatcher } from './features/webhooks/webhooks.dispatcher.js';
+import { createFanout } from './features/webhooks/webhooks.fanout.js';
+import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
+import type { WebhookSettings } from './features/webhooks/webhooks.service.js';
 
 /** A background job: one step of work, called again while it reports work done. */
 interface Job {
@@ -11,6 +16,8 @@ interface Job {
   step(): Promise<number>;
   /** After a run that handled something, once the job is idle again. */
   afterWork?(handled: number): Promise<void>;
+  /** When the app closes, after the job's timers stopped: ends work it started in the background. */
+  stop?(): Promise<void>;
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
@@ -21,6 +28,13 @@ export const CHANGE_RETENTION_MS = 8 * 86_400_000;
 const PURGE_INTERVAL_MS = 3_600_000;
 const PURGE_BATCH = 5_000;
 const INDEXER_INTERVAL_MS = 3_600_000;
+/** Webhooks: changes become deliveries this soon after they are positioned. */
+const WEBHOOK_FANOUT_INTERVAL_MS = 200;
+/** Time-triggered events fire within 5 s of their instant: the clock ticks well inside that. */
+const WEBHOOK_CLOCK_INTERVAL_MS = 1_000;
+const WEBHOOK_DISPATCH_INTERVAL_MS = 200;
+/** Delivered and failed deliveries are listed this long. */
+export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 /** Sessions indexed per step: bounded, so that a step never holds the event loop (or SQLite's write lock) long. */
 const INDEXER_BATCH = 200;
 
@@ -32,9 +46,10 @@ const INDEXER_BATCH = 200;
 function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   const timers: NodeJS.Timeout[] = [];
   let closed = false;
-  app.addHook('onClose', () => {
+  app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers) clearTimeout(timer);
+    await Promise.all(jobs.map((job) => job.stop?.() ?? Promise.resolve()));
   });
   for (const job of jobs) {
     const run = async (): Promise<void> => {
@@ -55,11 +70,38 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
 }
 
 /** The background work a serving instance does; every instance may run it (each step is safe to run twice). */
-export function startJobs(app: FastifyInstance): void {
+export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings = { allowPrivate: false, retryScale: 1 }): void {
   const { storage } = app;
   const sessions = createSessionsService(storage);
   const changes = createChangesRepository(storage);
+  const fanout = createFanout(storage, sessions);
+  const clock = createClock(storage, sessions);
+  const webhooks = createWebhooksRepository(storage);
+  const dispatcher = createDispatcher(storage, webhookSettings, app.log);
   schedule(app, [
+    {
+      // The outbox: every change becomes a delivery per webhook that may see it, exactly once.
+      name: 'webhook-fanout',
+      everyMs: WEBHOOK_FANOUT_INTERVAL_MS,
+      step: () => fanout.step(),
+    },
+    {
+      name: 'webhook-clock',
+      everyMs: WEBHOOK_CLOCK_INTERVAL_MS,
+      step: () => clock.step(),
+    },
+    {
+      // Bounded and asynchronous: a slow receiver holds a dispatcher slot, never a request.
+      name: 'webhook-dispatcher',
+      everyMs: WEBHOOK_DISPATCH_INTERVAL_MS,
+      step: () => dispatcher.step(),
+      stop: () => dispatcher.close(),
+    },
+    {
+      name: 'webhook-purge',
+      everyMs: PURGE_INTERVAL_MS,
+      step: () => webhooks.purge({ before: new Date(Date.now() - WEBHOOK_DELIVERY_RETENTION_MS).toISOString(), limit: PURGE_BATCH }),
+    },
     {
       // Readers follow the change log by position; positions are given once rows commit.
       name: 'change-sequencer',

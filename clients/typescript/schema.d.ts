@@ -392,8 +392,277 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhooks
+         * @description Your webhooks, oldest first, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Delivers the chosen events you may see to `url`, signed per Standard Webhooks 1.0 with the `secret` of the answer (shown only here). Only `http`/`https`; a host that is or resolves to a loopback, private or link-local address is 422 on `/url` unless the server allows it. At most 20 webhooks per user (409 beyond).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of your webhooks
+         * @description Without its secret. Another user’s webhook is 404.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Stops deliveries at once; pending ones are dropped. Another user’s webhook is 404.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook’s deliveries
+         * @description Latest first, up to 100 a page: each event’s id, type, attempts, last status, next attempt and outcome. Another user’s webhook is 404.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "session.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session you can see was created
+         * @description Sent to each of your webhooks subscribed to `session.created`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session you can see was changed
+         * @description Sent to each of your webhooks subscribed to `session.updated`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A session you could see was deleted or left your sight
+         * @description Sent to each of your webhooks subscribed to `session.deleted`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.participation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Someone joined, left or completed a session you can see
+         * @description Sent to each of your webhooks subscribed to `session.participation`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionParticipation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.starting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An occurrence starts in 5 minutes
+         * @description Sent to each of your webhooks subscribed to `session.starting`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionStarting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An occurrence started
+         * @description Sent to each of your webhooks subscribed to `session.started`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An occurrence ended
+         * @description Sent to each of your webhooks subscribed to `session.ended`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookSessionEnded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of your tasks was created
+         * @description Sent to each of your webhooks subscribed to `task.created`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of your tasks was changed
+         * @description Sent to each of your webhooks subscribed to `task.updated`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookTaskUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One of your tasks was deleted
+         * @description Sent to each of your webhooks subscribed to `task.deleted`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
+         */
+        post: operations["webhookTaskDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1319,6 +1588,334 @@ export interface components {
             source_id?: $Read<unknown>;
             /** @description Read-only; ignored when sent. */
             session_id?: $Read<unknown>;
+        };
+        /**
+         * @description A webhook: where the events you may see are delivered.
+         * @example {
+         *       "id": "3",
+         *       "url": "https://hooks.example.com/focus",
+         *       "events": [
+         *         "session.started",
+         *         "task.updated"
+         *       ],
+         *       "description": "Chat status",
+         *       "created_at": "2026-12-01T08:00:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /** @description Webhook id, digits as a string (a number in paths). */
+            id: $Read<string>;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description The events delivered. */
+            events: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
+            /** @description Your note, or null. */
+            description: string | null;
+            /** Format: date-time */
+            created_at: $Read<string>;
+        };
+        /**
+         * @description A new webhook; you may keep up to 20.
+         * @example {
+         *       "url": "https://hooks.example.com/focus",
+         *       "events": [
+         *         "session.started",
+         *         "task.updated"
+         *       ],
+         *       "description": "Chat status"
+         *     }
+         */
+        WebhookCreate: {
+            /** @description An `http` or `https` URL. A host that is or resolves to a loopback, private or link-local address is refused (422) unless the server allows private destinations. */
+            url: string;
+            /** @description The events to deliver, at least one, each at most once. */
+            events: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
+            /** @description A note for yourself, up to 500 characters. */
+            description?: string | null;
+        };
+        /**
+         * @description A new webhook, with its signing secret (shown once).
+         * @example {
+         *       "id": "3",
+         *       "url": "https://hooks.example.com/focus",
+         *       "events": [
+         *         "session.started",
+         *         "task.updated"
+         *       ],
+         *       "description": "Chat status",
+         *       "created_at": "2026-12-01T08:00:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        WebhookCreated: {
+            /** @description Webhook id, digits as a string (a number in paths). */
+            id: $Read<string>;
+            /** @description Where deliveries are POSTed. */
+            url: string;
+            /** @description The events delivered. */
+            events: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
+            /** @description Your note, or null. */
+            description: string | null;
+            /** Format: date-time */
+            created_at: $Read<string>;
+            /** @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries. */
+            secret: string;
+        };
+        /** @description The new webhook with its secret. */
+        WebhookCreatedEnvelope: {
+            data: components["schemas"]["WebhookCreated"];
+        };
+        /**
+         * @description One event sent (or to be sent) to a webhook.
+         * @example {
+         *       "event_id": "msg_2p8WcB1Ez0x5Tq7YkLm3",
+         *       "type": "session.started",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "attempts": 1,
+         *       "last_status": 200,
+         *       "next_attempt_at": null,
+         *       "delivered_at": "2026-12-01T08:00:00.412Z",
+         *       "failed_at": null
+         *     }
+         */
+        WebhookDelivery: {
+            /** @description The `webhook-id` header of every attempt: receivers de-duplicate on it. */
+            event_id: string;
+            /**
+             * @description An event type.
+             * @enum {string}
+             */
+            type: "session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted";
+            /**
+             * Format: date-time
+             * @description The event’s own instant: the payload’s `timestamp`.
+             */
+            timestamp: string;
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** @description HTTP status of the last attempt; null before the first or when it got no answer. */
+            last_status: number | null;
+            /** @description When the next attempt is due; null once delivered or failed. */
+            next_attempt_at: string | null;
+            /** @description When a 2xx answer came; null until then. */
+            delivered_at: string | null;
+            /** @description When the last retry failed and delivery stopped; null otherwise. */
+            failed_at: string | null;
+        };
+        /** @description Deliveries of one webhook, latest first. */
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass back as `cursor` (same filters) for the next page; null at the end. */
+            next_cursor: string | null;
+        };
+        /** @description One webhook. */
+        WebhookEnvelope: {
+            data: components["schemas"]["Webhook"];
+        };
+        /** @description Your webhooks, oldest first. */
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+            /** @description Pass back as `cursor` (same filters) for the next page; null at the end. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A session you could see was deleted, or you can no longer see it.
+         * @example {
+         *       "type": "session.deleted",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": 1
+         *       }
+         *     }
+         */
+        WebhookSessionDeletedEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "session.deleted";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            /**
+             * @example {
+             *       "id": 1
+             *     }
+             */
+            data: {
+                /** @description The session id. */
+                id: number | string;
+            };
+        };
+        /**
+         * @description A session you can see was created or changed, or someone joined, left or completed it. A record over 64 KiB of JSON, or one deleted before the event was enqueued, is sent as `{id}` only.
+         * @example {
+         *       "type": "session.created",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "org_id": 1,
+         *         "name": "Deep work: quarterly report",
+         *         "type": "standard",
+         *         "duration": 50,
+         *         "schedule": "2026-12-01",
+         *         "time": "9:00 AM",
+         *         "timezone": "Europe/Berlin",
+         *         "is_public": false,
+         *         "collaborator": [],
+         *         "status": "waiting",
+         *         "website_blocker_enabled": false,
+         *         "website_blocker": null,
+         *         "snooze_enabled": false,
+         *         "snooze_apps": {},
+         *         "is_recurring": 0,
+         *         "recurring_start": null,
+         *         "recurring_ends": null,
+         *         "occurrence": null,
+         *         "recurring_days": [],
+         *         "recurring_month_option": null,
+         *         "recurring_month_week_pos": null,
+         *         "recurring_month_week_day": null,
+         *         "fallback_option": 0,
+         *         "created_by": "alice",
+         *         "created_at": "2026-12-01T08:00:00.000Z",
+         *         "updated_at": "2026-12-01T08:00:00.000Z",
+         *         "starts_at": "2026-12-01T08:00:00.000Z",
+         *         "ends_at": "2026-12-01T08:50:00.000Z",
+         *         "rrule": null,
+         *         "participants_count": 1
+         *       }
+         *     }
+         */
+        WebhookSessionEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "session.created" | "session.updated" | "session.participation";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            data: components["schemas"]["Session"];
+        };
+        /**
+         * @description An occurrence of a session you created, collaborate on or joined is 5 minutes from starting, started or ended; `data` is that occurrence.
+         * @example {
+         *       "type": "session.starting",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "org_id": 1,
+         *         "name": "Deep work: quarterly report",
+         *         "type": "standard",
+         *         "duration": 50,
+         *         "schedule": "2026-12-01",
+         *         "time": "9:00 AM",
+         *         "timezone": "Europe/Berlin",
+         *         "is_public": false,
+         *         "collaborator": [],
+         *         "status": "waiting",
+         *         "website_blocker_enabled": false,
+         *         "website_blocker": null,
+         *         "snooze_enabled": false,
+         *         "snooze_apps": {},
+         *         "is_recurring": 0,
+         *         "recurring_start": null,
+         *         "recurring_ends": null,
+         *         "occurrence": null,
+         *         "recurring_days": [],
+         *         "recurring_month_option": null,
+         *         "recurring_month_week_pos": null,
+         *         "recurring_month_week_day": null,
+         *         "fallback_option": 0,
+         *         "created_by": "alice",
+         *         "created_at": "2026-12-01T08:00:00.000Z",
+         *         "updated_at": "2026-12-01T08:00:00.000Z",
+         *         "starts_at": "2026-12-01T08:00:00.000Z",
+         *         "ends_at": "2026-12-01T08:50:00.000Z",
+         *         "rrule": null,
+         *         "participants_count": 1
+         *       }
+         *     }
+         */
+        WebhookSessionTimeEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "session.starting" | "session.started" | "session.ended";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            data: components["schemas"]["Session"];
+        };
+        /**
+         * @description One of your tasks was deleted.
+         * @example {
+         *       "type": "task.deleted",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": "12"
+         *       }
+         *     }
+         */
+        WebhookTaskDeletedEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "task.deleted";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            /**
+             * @example {
+             *       "id": "12"
+             *     }
+             */
+            data: {
+                /** @description The task id. */
+                id: number | string;
+            };
+        };
+        /**
+         * @description One of your tasks was created or changed. A record over 64 KiB of JSON, or one deleted before the event was enqueued, is sent as `{id}` only.
+         * @example {
+         *       "type": "task.created",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": "12",
+         *         "context": "Fix the login redirect loop",
+         *         "source": "linear",
+         *         "source_id": "ENG-4711",
+         *         "is_completed": false,
+         *         "owner": "alice",
+         *         "session_id": 1,
+         *         "created_at": "2026-12-01T08:00:00.000Z",
+         *         "updated_at": "2026-12-01T08:00:00.000Z"
+         *       }
+         *     }
+         */
+        WebhookTaskEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "task.created" | "task.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            data: components["schemas"]["Task"];
         };
         WebsiteBlocker: {
             /** @enum {string} */
@@ -3909,6 +4506,877 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–20 (default 20). */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your webhooks. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes this POST safe to retry: 1–255 printable ASCII characters, bare or as a structured-field string (`"…"`). The first completed response is kept 24 h per user and key; a retry with the same key and body gets it again with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 `idempotency-key-reused`; a retry while the first is still running is 409 `idempotency-key-in-flight`. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook with its signing secret; `Location` names it. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description On `idempotency-key-in-flight`: seconds to wait before retrying. */
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 1 MiB. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1–100 (default 50). */
+                limit?: number;
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    webhookSessionCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionParticipation: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionStarting: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionTimeEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionTimeEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookSessionEnded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSessionTimeEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTaskEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTaskEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTaskDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id (`msg_…`), the same on every attempt: de-duplicate on it.
+                 * @example msg_2p8WcB1Ez0x5Tq7YkLm3
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds when this attempt was signed.
+                 * @example 1795680000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the webhook’s secret; verify with `standardwebhooks` or `svix`.
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTaskDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx will do). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

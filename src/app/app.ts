@@ -16,6 +16,8 @@ import { ProbeQuietLogController } from '../features/system/system.logging.js';
 import { systemRoutes } from '../features/system/system.routes.js';
 import { tasksRoutes } from '../features/tasks/tasks.routes.js';
 import { createTasksService } from '../features/tasks/tasks.service.js';
+import { webhooksRoutes } from '../features/webhooks/webhooks.routes.js';
+import { createWebhooksService } from '../features/webhooks/webhooks.service.js';
 import type { Storage } from '../storage/database.js';
 import { API_PREFIX, BODY_LIMIT } from '../toolkit/api.js';
 import { validatorCompiler } from '../toolkit/validation.js';
@@ -108,6 +110,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(tasksRoutes, { tasks: createTasksService(storage) });
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
+      await api.register(webhooksRoutes, {
+        webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale }),
+      });
     },
     { prefix: API_PREFIX },
   );

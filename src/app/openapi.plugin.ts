@@ -5,6 +5,7 @@ import { PACKAGE } from '../config/config.package.js';
 import { API_PREFIX } from '../toolkit/api.js';
 import { problemResponses } from '../toolkit/problem.schema.js';
 import { type Components, documentedRoute, finishedDocument } from './openapi.document.js';
+import { webhooksSection } from './openapi.webhooks.js';
 import { RATE_LIMIT_EXEMPT } from './rate-limit.plugin.js';
 
 /**
@@ -36,6 +37,7 @@ export const openapiPlugin = fp(
         tags: [
           { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
           { name: 'tasks', description: 'Tasks and bulk import' },
+          { name: 'webhooks', description: 'Webhooks: the events you may see, POSTed and signed (Standard Webhooks 1.0)' },
           { name: 'auth', description: 'The authenticated user' },
           { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },
           { name: 'operations', description: 'Health, readiness and this document' },
@@ -43,8 +45,11 @@ export const openapiPlugin = fp(
       },
       transform: ({ schema, url }) => ({ schema: documentedRoute(schema as Record<string, unknown>, components), url }),
       // Always an OpenAPI (not Swagger 2) document here: the `openapi` option above says so.
-      transformObject: (document) =>
-        finishedDocument((document as { openapiObject: Record<string, unknown> }).openapiObject, components, (path) => !RATE_LIMIT_EXEMPT.has(path)),
+      transformObject: (document) => {
+        const doc = (document as { openapiObject: Record<string, unknown> }).openapiObject;
+        // The OpenAPI 3.1 `webhooks` section: what each event's POST to a receiver carries.
+        return finishedDocument({ ...doc, webhooks: webhooksSection(components) }, components, (path) => !RATE_LIMIT_EXEMPT.has(path));
+      },
     });
     // The page reads the document from its documented address (the plugin's default is /docs/json).
     await app.register(swaggerUi, {

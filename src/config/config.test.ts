@@ -33,6 +33,8 @@ describe('loadConfig', () => {
       trustProxy: false,
       headersTimeoutMs: 30000,
       bodyTimeoutMs: 30000,
+      webhookAllowPrivate: false,
+      webhookRetryScale: 1,
       drainTimeoutMs: 10000,
     });
   });
@@ -45,6 +47,8 @@ describe('loadConfig', () => {
     expect(refusal({ RATE_LIMIT: '-1' })).toBe('invalid configuration: RATE_LIMIT (requests per minute, 0 = off)');
     expect(refusal({ REDIS_URL: 'localhost:6379' })).toBe('invalid configuration: REDIS_URL (redis://… or rediss://…)');
     expect(refusal({ DB_POOL_SIZE: '0' })).toBe('invalid configuration: DB_POOL_SIZE (1–1000)');
+    expect(refusal({ WEBHOOK_ALLOW_PRIVATE: 'yes' })).toBe('invalid configuration: WEBHOOK_ALLOW_PRIVATE (0 or 1)');
+    expect(refusal({ WEBHOOK_RETRY_SCALE: '2' })).toBe('invalid configuration: WEBHOOK_RETRY_SCALE (a number > 0 and ≤ 1)');
     expect(refusal({ DB_CONNECT_TIMEOUT_MS: '99' })).toBe('invalid configuration: DB_CONNECT_TIMEOUT_MS (≥ 100)');
     expect(refusal({ DB_STATEMENT_TIMEOUT_MS: 'soon' })).toBe('invalid configuration: DB_STATEMENT_TIMEOUT_MS (≥ 100)');
     expect(refusal({ TRUST_PROXY: 'yes' })).toBe('invalid configuration: TRUST_PROXY (0, false, a hop count, or proxy addresses/CIDRs separated by commas)');

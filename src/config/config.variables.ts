@@ -155,6 +155,27 @@ export const VARIABLES = {
     description: 'The body must arrive within this many milliseconds after the headers (408 problem+json, connection closed)',
     parse: integer(100),
   }),
+  webhookAllowPrivate: variable({
+    name: 'WEBHOOK_ALLOW_PRIVATE',
+    default: '0',
+    accepts: '0 or 1',
+    description:
+      'With `1`, webhooks may deliver to loopback, private, link-local and other internal addresses (tests, or receivers on your own network); ' +
+      'with `0` such destinations are refused at registration (422) and at every delivery, so a webhook cannot reach inside your network',
+    parse: (raw) => (raw === '1' ? true : raw === '0' ? false : undefined),
+  }),
+  webhookRetryScale: variable({
+    name: 'WEBHOOK_RETRY_SCALE',
+    default: '1',
+    accepts: 'a number > 0 and ≤ 1',
+    description:
+      'For tests only: multiplies the webhook retry delays (5 s, 20 s, 2 min, 10 min, 1 h, 6 h, 24 h), so that a test sees every retry in seconds; leave it at `1`',
+    parse: (raw) => {
+      if (raw === undefined || !/^\d+(\.\d+)?$/.test(raw)) return undefined;
+      const value = Number(raw);
+      return value > 0 && value <= 1 ? value : undefined;
+    },
+  }),
   drainTimeoutMs: variable({
     name: 'DRAIN_TIMEOUT_MS',
     default: '10000',

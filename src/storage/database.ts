@@ -54,6 +54,12 @@ export interface Storage {
    */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /**
+   * The query locking the rows it reads and passing over rows another transaction has
+   * locked (PostgreSQL `for update skip locked`): how several instances share a queue
+   * without taking the same item. On SQLite, the query itself (one writer at a time).
+   */
+  forUpdateSkipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
+  /**
    * Gives committed change-log rows their position (commit order), so that a reader that
    * follows positions never passes a change that commits later: the classic trap of
    * following ids with several writers. On SQLite, whose writers take turns, a row has its
@@ -110,6 +116,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     sessionIdsNamed: (needle, max) => dialect.sessionIdsNamed(db, foldForSearch(needle), max),
     nameContains: (searchName, needle) => dialect.foldedContains(searchName, foldForSearch(needle)),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
+    forUpdateSkipLocked: (query) => (dialect.locksRows ? query.forUpdate().skipLocked() : query),
     sequenceChanges: () => dialect.sequenceChanges(db),
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {

@@ -9,6 +9,7 @@ import * as userTimezone from './migrations/0006_user_timezone.js';
 import * as stringSourceId from './migrations/0007_string_source_id.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import * as calendarFeeds from './migrations/0009_calendar_feeds.js';
+import * as webhooks from './migrations/0010_webhooks.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
@@ -23,6 +24,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0007_string_source_id': { up: (db) => stringSourceId.up(db) },
     '0008_change_log': { up: (db) => changeLog.up(db, dialect) },
     '0009_calendar_feeds': { up: (db) => calendarFeeds.up(db, dialect) },
+    '0010_webhooks': { up: (db) => webhooks.up(db, dialect) },
   };
 }
 

@@ -49,9 +49,9 @@ describeEachDialect('a migration merged after a later-numbered one', (dialect) =
       await changeLog.up(storage.db, dialect === 'sqlite' ? sqliteDialect : postgresDialect);
       await sql`insert into kysely_migration (name, timestamp) values ('0008_change_log', ${new Date().toISOString()})`.execute(storage.db);
 
-      // 0007, then whatever was numbered after 0008; never 0008 again.
+      // 0007 and whatever came after 0008 (0010 webhooks, …), never 0008 again.
       const applied = await storage.migrate();
-      expect(applied[0]).toBe('0007_string_source_id');
+      expect(applied).toContain('0007_string_source_id');
       expect(applied).not.toContain('0008_change_log');
       expect(await storage.migrate()).toEqual([]);
       // 0007's column is there (on PostgreSQL, in this test's own schema).

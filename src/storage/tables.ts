@@ -203,6 +203,58 @@ export interface CalendarFeedsTable {
   created_at: Instant;
 }
 
+/** A user's subscription to events (contract section 9). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  user_id: number;
+  url: string;
+  /** The event types subscribed to. */
+  events: JsonText<string[]>;
+  description: string | null;
+  /** `whsec_…`: shown once at creation, used to sign every delivery. */
+  secret: string;
+  created_at: Instant;
+}
+
+/**
+ * One event for one webhook: the outbox the dispatcher drains. Pending while
+ * `next_attempt_at` is set; `claimed_until` is the lease of the instance sending it.
+ */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  /** `msg_…`, the `webhook-id` header: the same on every attempt. */
+  event_id: string;
+  type: string;
+  /** The JSON body sent, `{type, timestamp, data}`. */
+  payload: string;
+  /** The event's own instant (the payload's `timestamp`). */
+  occurred_at: Instant;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Instant | null;
+  claimed_until: Instant | null;
+  last_status: number | null;
+  delivered_at: Instant | null;
+  failed_at: Instant | null;
+  created_at: Instant;
+}
+
+/** Where the webhook jobs are: `fanout` (a change-log position) and `clock` (the last instant checked). */
+export interface WebhookStateTable {
+  name: string;
+  position: number | null;
+  instant: Instant | null;
+}
+
+/** A time-triggered event already enqueued: the key makes enqueuing it idempotent across instances. */
+export interface WebhookTriggersTable {
+  webhook_id: number;
+  session_id: number;
+  occurrence_date: CalendarDate;
+  type: string;
+  fires_at: Instant;
+}
+
 export interface Database {
   users: UsersTable;
   orgs: OrgsTable;
@@ -217,6 +269,10 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;
   calendar_feeds: CalendarFeedsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_state: WebhookStateTable;
+  webhook_triggers: WebhookTriggersTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
@@ -226,3 +282,6 @@ export type OccurrenceRow = Selectable<SessionOccurrencesTable>;
 export type ChangeRow = Selectable<ChangesTable>;
 export type NewChange = Insertable<ChangesTable>;
 export type CalendarFeedRow = Selectable<CalendarFeedsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type NewWebhookDelivery = Insertable<WebhookDeliveriesTable>;

@@ -1,0 +1,77 @@
+import { Webhook } from 'standardwebhooks';
+import { afterEach, expect, it } from 'vitest';
+import { describeEachDialect } from '../../../test/helpers/harness.js';
+import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
+import { Receiver } from '../../../test/helpers/webhook-receiver.js';
+
+/*
+ * Contract section 9, on the clock: `session.starting|started|ended` per occurrence, from
+ * the occurrence index. While an instance runs, within 5 s of the instant (the real-time
+ * case waits for the next minute: up to ~70 s); after every instance was down, late with
+ * the original timestamp, at most 24 h back.
+ */
+
+/** A session body starting at `at` (UTC, whole minutes). */
+function sessionAt(at: Date, duration: number, extra: Record<string, unknown> = {}) {
+  const h = at.getUTCHours();
+  const time = `${h % 12 === 0 ? 12 : h % 12}:${String(at.getUTCMinutes()).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
+  return { org_id: 1, name: 'On the clock', type: 'standard', duration, schedule: at.toISOString().slice(0, 10), time, timezone: 'UTC', ...extra };
+}
+
+describeEachDialect('webhooks: time-triggered events', (dialect) => {
+  let t: JobsApp | undefined;
+  let receiver: Receiver | undefined;
+  afterEach(async () => {
+    await t?.close();
+    await receiver?.stop();
+  });
+
+  it('raises what was missed while every instance was down, late, with the original timestamps (24 h at most)', async () => {
+    t = await createJobsApp(dialect);
+    receiver = await new Receiver().start();
+    const alice = await t.user('alice');
+    const bob = await t.user('bob');
+    const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.starting', 'session.started', 'session.ended'] })).body.data;
+    const minute = 60_000;
+    const base = Math.floor(Date.now() / minute) * minute;
+    // Started 2 h ago, ended 1 h ago: all three instants fall after the last check (3 h ago).
+    const missed = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 120 * minute), 60))).body.data;
+    // Two days ago: beyond the 24 h catch-up.
+    await alice.post('/api/v1/sessions', sessionAt(new Date(base - 48 * 60 * minute), 30));
+    // Bob's private session: not alice's to hear of.
+    await bob.post('/api/v1/sessions', sessionAt(new Date(base - 90 * minute), 30));
+    // The instances last checked the clock 3 h ago.
+    await t.storage.db.updateTable('webhook_state').set({ instant: new Date(base - 180 * minute).toISOString() }).where('name', '=', 'clock').execute();
+
+    await t.start();
+    await receiver.until((r) => r.length >= 3, 15_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const got = receiver.received.map((r) => new Webhook(hook.secret).verify(r.body, r.headers as Record<string, string>) as { type: string; timestamp: string; data: { id: number; starts_at: string } });
+    got.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+    expect(got.map((p) => [p.type, p.timestamp, p.data.id])).toEqual([
+      ['session.starting', new Date(base - 125 * minute).toISOString(), missed.id],
+      ['session.started', new Date(base - 120 * minute).toISOString(), missed.id],
+      ['session.ended', new Date(base - 60 * minute).toISOString(), missed.id],
+    ]);
+    expect(got[0]?.data.starts_at).toBe(new Date(base - 120 * minute).toISOString());
+  }, 60_000);
+
+  it('raises session.started within 5 s of a session starting at the next minute (waits up to ~70 s)', async () => {
+    t = await createJobsApp(dialect);
+    receiver = await new Receiver().start();
+    const alice = await t.user('alice');
+    await t.start();
+    await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.started'] });
+    const minute = 60_000;
+    // At least 5 s ahead, so that the session exists before its instant.
+    const startsAt = Math.ceil((Date.now() + 5_000) / minute) * minute;
+    const session = (await alice.post('/api/v1/sessions', sessionAt(new Date(startsAt), 5))).body.data;
+    await receiver.until((r) => r.length >= 1, startsAt - Date.now() + 10_000, 'session.started');
+    const [first] = receiver.received;
+    const payload = JSON.parse(first!.body) as { type: string; timestamp: string; data: { id: number } };
+    expect(payload).toMatchObject({ type: 'session.started', timestamp: new Date(startsAt).toISOString(), data: { id: session.id } });
+    const lateBy = first!.at - startsAt;
+    expect(lateBy).toBeGreaterThanOrEqual(0);
+    expect(lateBy).toBeLessThan(5_000);
+  }, 90_000);
+});

@@ -1,0 +1,145 @@
+import { type Audience, parseJson } from '../../storage/columns.js';
+import type { Storage } from '../../storage/database.js';
+import type { NewWebhookDelivery, TaskRow } from '../../storage/tables.js';
+import { ApiError } from '../../toolkit/errors.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import type { PositionedChange } from '../changes/changes.repository.js';
+import type { SessionsService } from '../sessions/sessions.service.js';
+import { toTask } from '../tasks/tasks.model.js';
+import type { WebhookEvent } from './webhooks.events.js';
+import { deliveryOf } from './webhooks.payload.js';
+import { createWebhooksRepository } from './webhooks.repository.js';
+
+/** Changes fanned out per step: bounded, so a step never holds the write lock long. */
+export const FANOUT_BATCH = 500;
+
+type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
+
+/** Whether the user could see the session before the change (its logged audience). */
+function sawBefore(change: PositionedChange, user: AuthenticatedUser): boolean {
+  if (change.audience === null) return false;
+  const audience: Audience = parseJson(change.audience);
+  return (audience.public && change.org_id !== null && user.orgIds.includes(change.org_id)) || audience.users.includes(user.id);
+}
+
+/**
+ * Turns change-log rows into deliveries: for every webhook of a user who may see the
+ * change (the change feed's visibility: the session visible now, or before the change
+ * through its audience; a task of the user), one delivery whose data is the record as the
+ * user sees it now, or `{id}` when it is gone from the user's sight (`session.deleted`:
+ * deleted, or no longer visible). The deliveries and the new position commit together,
+ * with the position row locked: a change is fanned out exactly once, whichever instance
+ * runs the step. Built once per storage.
+ */
+export function createFanout(storage: Storage, sessions: SessionsService) {
+  const repo = createWebhooksRepository(storage);
+
+  async function deliveriesFor(changes: readonly PositionedChange[], now: string): Promise<NewWebhookDelivery[]> {
+    const db = storage.db;
+    const orgIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.org_id !== null ? [c.org_id] : [])))];
+    const taskOwners = [...new Set(changes.flatMap((c) => (c.kind === 'task' ? [c.owner_id] : [])))];
+    const userIds = await repo.subscribersAmong(db, { orgIds, userIds: taskOwners });
+    const rows = await repo.hooksOf(db, userIds);
+    if (rows.length === 0) return [];
+    const orgsOf = await repo.orgIdsOf(db, [...new Set(rows.map((r) => r.user_id))]);
+    const hooks: Hook[] = rows.map((r) => ({
+      id: r.id,
+      events: new Set(parseJson(r.events)),
+      user: { id: r.user_id, handle: r.handle, orgIds: orgsOf.get(r.user_id) ?? [], timezone: r.timezone },
+    }));
+
+    const taskIds = [...new Set(changes.flatMap((c) => (c.kind === 'task' && c.action !== 'deleted' ? [c.record_id] : [])))];
+    const tasks = new Map<number, TaskRow>();
+    if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
+
+    const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
+    const existing = new Set<number>();
+    if (sessionIds.length > 0) for (const r of await db.selectFrom('sessions').select('id').where('id', 'in', sessionIds).execute()) existing.add(r.id);
+
+    // One record per (user, session) per step: the session as that user sees it now.
+    const seen = new Map<string, Promise<unknown>>();
+    const sessionAs = (user: AuthenticatedUser, id: number) => {
+      const key = `${user.id}:${id}`;
+      let record = seen.get(key);
+      if (record === undefined) {
+        record = sessions.get(user, id).catch((error: unknown) => {
+          if (error instanceof ApiError && error.status === 404) return undefined;
+          throw error;
+        });
+        seen.set(key, record);
+      }
+      return record;
+    };
+
+    const out: NewWebhookDelivery[] = [];
+    // A session moved between orgs is logged once per org: one event per webhook still.
+    const sent = new Set<string>();
+    for (const change of changes) {
+      for (const hook of hooks) {
+        let type: WebhookEvent;
+        let data: { id: string | number } | undefined;
+        if (change.kind === 'task') {
+          if (change.owner_id !== hook.user.id) continue;
+          type = `task.${change.action === 'participation' ? 'updated' : change.action}`;
+          const row = change.action === 'deleted' ? undefined : tasks.get(change.record_id);
+          // Deleted since (or now): the id is all there is to tell.
+          data = row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle);
+        } else {
+          const before = sawBefore(change, hook.user);
+          if (change.action === 'deleted') {
+            if (!before) continue;
+            type = 'session.deleted';
+            data = { id: change.record_id };
+          } else {
+            if (!before && (change.org_id === null || !hook.user.orgIds.includes(change.org_id))) continue;
+            const record = (await sessionAs(hook.user, change.record_id)) as { id: number } | undefined;
+            if (record !== undefined) {
+              type = `session.${change.action}`;
+              data = record;
+            } else if (!existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) {
+              // Deleted since: the change itself, with the id only; its deletion follows.
+              type = `session.${change.action}`;
+              data = { id: change.record_id };
+            } else if (before) {
+              type = 'session.deleted';
+              data = { id: change.record_id };
+            } else continue;
+          }
+        }
+        if (!hook.events.has(type)) continue;
+        const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.changed_at}:${change.actor_id}`;
+        if (sent.has(key)) continue;
+        sent.add(key);
+        out.push(deliveryOf({ webhookId: hook.id, type, timestamp: change.changed_at, data, now }));
+      }
+    }
+    return out;
+  }
+
+  return {
+    /** One bounded step; returns how many changes it passed (0: none new). */
+    async step(): Promise<number> {
+      const state = await repo.readState(storage.db, 'fanout');
+      const from = Number(state?.position ?? 0);
+      const changes = (await storage.db
+        .selectFrom('changes')
+        .selectAll()
+        .where('position', '>', from)
+        .orderBy('position')
+        .limit(FANOUT_BATCH)
+        .execute()) as PositionedChange[];
+      const last = changes.at(-1);
+      if (last === undefined) return 0;
+      // Computed before the transaction: reading records inside it would hold the lock (and on SQLite, the one connection).
+      const deliveries = await deliveriesFor(changes, new Date().toISOString());
+      return storage.transaction(async (trx) => {
+        const locked = await repo.lockState(trx, 'fanout');
+        // Another instance passed these changes meanwhile: its deliveries stand, these are dropped.
+        if (Number(locked?.position ?? 0) !== from) return changes.length;
+        await repo.enqueue(trx, deliveries);
+        await repo.writeState(trx, 'fanout', { position: last.position });
+        return changes.length;
+      });
+    },
+  };
+}

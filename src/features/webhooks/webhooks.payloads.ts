@@ -1,0 +1,70 @@
+import { type TSchema, Type } from 'typebox';
+import { Named } from '../../toolkit/openapi.js';
+import { Instant, StringEnum } from '../../toolkit/schema-helpers.js';
+import { SessionSchema } from '../sessions/sessions.schema.js';
+import { TaskSchema } from '../tasks/tasks.schema.js';
+import { MAX_PAYLOAD_BYTES, type WebhookEvent } from './webhooks.events.js';
+
+/*
+ * What each event's POST carries, for the `webhooks` section of the OpenAPI document:
+ * `{type, timestamp, data}`, where data is the record as the webhook's user sees it when
+ * the event is enqueued, or `{id}` when it is gone.
+ */
+
+const NOW = '2026-12-01T08:00:00.000Z';
+const exampleOf = (schema: TSchema): unknown => (schema as { examples?: unknown[] }).examples?.[0];
+const sessionExample = exampleOf(SessionSchema);
+const taskExample = exampleOf(TaskSchema);
+const Timestamp = Instant({ description: 'When the event happened: the change, or the occurrence’s instant (kept when delivered late).' });
+const cut = `A record over ${MAX_PAYLOAD_BYTES / 1024} KiB of JSON, or one deleted before the event was enqueued, is sent as \`{id}\` only.`;
+
+function event<const T extends readonly WebhookEvent[]>(name: string, types: T, data: TSchema, description: string, example: unknown) {
+  return Named(
+    name,
+    Type.Object(
+      { type: StringEnum(types, { description: 'The event type.' }), timestamp: Timestamp, data },
+      { additionalProperties: false, description, examples: [{ type: types[0], timestamp: NOW, data: example }] },
+    ),
+  );
+}
+
+const IdOnly = (description: string, example: string | number) =>
+  Type.Object({ id: Type.Union([Type.Integer(), Type.String()], { description }) }, { additionalProperties: false, examples: [{ id: example }] });
+
+const SessionEvent = event(
+  'WebhookSessionEvent',
+  ['session.created', 'session.updated', 'session.participation'],
+  SessionSchema,
+  `A session you can see was created or changed, or someone joined, left or completed it. ${cut}`,
+  sessionExample,
+);
+const SessionTimeEvent = event(
+  'WebhookSessionTimeEvent',
+  ['session.starting', 'session.started', 'session.ended'],
+  SessionSchema,
+  'An occurrence of a session you created, collaborate on or joined is 5 minutes from starting, started or ended; `data` is that occurrence.',
+  sessionExample,
+);
+const SessionDeletedEvent = event(
+  'WebhookSessionDeletedEvent',
+  ['session.deleted'],
+  IdOnly('The session id.', 1),
+  'A session you could see was deleted, or you can no longer see it.',
+  { id: 1 },
+);
+const TaskEvent = event('WebhookTaskEvent', ['task.created', 'task.updated'], TaskSchema, `One of your tasks was created or changed. ${cut}`, taskExample);
+const TaskDeletedEvent = event('WebhookTaskDeletedEvent', ['task.deleted'], IdOnly('The task id.', '12'), 'One of your tasks was deleted.', { id: '12' });
+
+/** Each event type: its payload schema and what it means. */
+export const WEBHOOK_PAYLOADS: Record<WebhookEvent, { schema: TSchema; summary: string }> = {
+  'session.created': { schema: SessionEvent, summary: 'A session you can see was created' },
+  'session.updated': { schema: SessionEvent, summary: 'A session you can see was changed' },
+  'session.participation': { schema: SessionEvent, summary: 'Someone joined, left or completed a session you can see' },
+  'session.deleted': { schema: SessionDeletedEvent, summary: 'A session you could see was deleted or left your sight' },
+  'session.starting': { schema: SessionTimeEvent, summary: 'An occurrence starts in 5 minutes' },
+  'session.started': { schema: SessionTimeEvent, summary: 'An occurrence started' },
+  'session.ended': { schema: SessionTimeEvent, summary: 'An occurrence ended' },
+  'task.created': { schema: TaskEvent, summary: 'One of your tasks was created' },
+  'task.updated': { schema: TaskEvent, summary: 'One of your tasks was changed' },
+  'task.deleted': { schema: TaskDeletedEvent, summary: 'One of your tasks was deleted' },
+};

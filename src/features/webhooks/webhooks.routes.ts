@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { locationOf } from '../../toolkit/api.js';
+import { jsonResponse } from '../../toolkit/openapi.js';
+import { problemResponses } from '../../toolkit/problem.schema.js';
+import { IdParams } from '../../toolkit/schema-helpers.js';
+import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
+import {
+  CreateWebhookBody,
+  CreatedWebhookEnvelope,
+  DeliveryList,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  MAX_DELIVERY_PAGE,
+  WebhookEnvelope,
+  WebhookList,
+} from './webhooks.schema.js';
+import type { WebhooksService } from './webhooks.service.js';
+
+const tags = ['webhooks'];
+const common = [401, 429, 503] as const;
+
+export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
+  app.post(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'createWebhook',
+        summary: 'Register a webhook',
+        description:
+          'Delivers the chosen events you may see to `url`, signed per Standard Webhooks 1.0 with the `secret` of the answer (shown only here). ' +
+          'Only `http`/`https`; a host that is or resolves to a loopback, private or link-local address is 422 on `/url` unless the server allows it. ' +
+          `At most ${MAX_WEBHOOKS_PER_USER} webhooks per user (409 beyond).`,
+        body: CreateWebhookBody,
+        response: {
+          201: jsonResponse('The webhook with its signing secret; `Location` names it.', CreatedWebhookEnvelope),
+          ...problemResponses(400, 409, 413, 415, 422, ...common),
+        },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await webhooks.create(request.user, request.body);
+      return reply.code(201).header('location', locationOf('webhooks', webhook.id)).send({ data: webhook });
+    },
+  );
+
+  app.get(
+    '/webhooks',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhooks',
+        summary: 'List your webhooks',
+        description: 'Your webhooks, oldest first, without their secrets.',
+        querystring: ListWebhooksQuery,
+        response: { 200: jsonResponse('Your webhooks.', WebhookList), ...problemResponses(400, 422, ...common) },
+      },
+    },
+    (request) => webhooks.list(request.user, request.query),
+  );
+
+  app.get(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'Get one of your webhooks',
+        description: 'Without its secret. Another user’s webhook is 404.',
+        params: IdParams,
+        response: { 200: jsonResponse('The webhook.', WebhookEnvelope), ...problemResponses(404, ...common) },
+      },
+    },
+    async (request) => ({ data: await webhooks.get(request.user, request.params.id) }),
+  );
+
+  app.delete(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook',
+        description: 'Stops deliveries at once; pending ones are dropped. Another user’s webhook is 404.',
+        params: IdParams,
+        response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(404, ...common) },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.delete(request.user, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/webhooks/:id/deliveries',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhookDeliveries',
+        summary: 'List a webhook’s deliveries',
+        description: `Latest first, up to ${MAX_DELIVERY_PAGE} a page: each event’s id, type, attempts, last status, next attempt and outcome. Another user’s webhook is 404.`,
+        params: IdParams,
+        querystring: ListDeliveriesQuery,
+        response: { 200: jsonResponse('A page of deliveries.', DeliveryList), ...problemResponses(400, 404, 422, ...common) },
+      },
+    },
+    (request) => webhooks.deliveries(request.user, request.params.id, request.query),
+  );
+};

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type { Storage } from '../../storage/database.js';
+import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
+import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { refuseUrl } from './webhooks.address.js';
+import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
+import { toDelivery, toWebhook } from './webhooks.model.js';
+import { createWebhooksRepository } from './webhooks.repository.js';
+import { type CreateWebhookBody, type CreatedWebhook, DEFAULT_DELIVERY_PAGE, type ListDeliveriesQuery, type ListWebhooksQuery } from './webhooks.schema.js';
+
+export interface WebhookSettings {
+  /** WEBHOOK_ALLOW_PRIVATE: internal destinations allowed. */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_SCALE: multiplies the retry delays (tests). */
+  retryScale: number;
+}
+
+/** `whsec_` + base64 of 32 random bytes: the format Standard Webhooks libraries read. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+/** A user's webhooks. Built once per storage. */
+export function createWebhooksService(storage: Storage, settings: WebhookSettings) {
+  const repo = createWebhooksRepository(storage);
+
+  async function own(user: AuthenticatedUser, id: number) {
+    const row = await repo.find(storage.db, { userId: user.id, id });
+    if (row === undefined) throw notFound('webhook');
+    return row;
+  }
+
+  return {
+    async create(user: AuthenticatedUser, body: CreateWebhookBody): Promise<CreatedWebhook> {
+      const refused = await refuseUrl(body.url, settings.allowPrivate);
+      if (refused !== undefined) throw validationFailed([{ path: '/url', message: refused }]);
+      const secret = newSecret();
+      const row = await storage.transaction(async (trx) => {
+        // The count under the users row's lock would be exact; a webhook over the limit in a race is harmless.
+        if ((await repo.countOf(trx, user.id)) >= MAX_WEBHOOKS_PER_USER) throw conflict(`You already have ${MAX_WEBHOOKS_PER_USER} webhooks; delete one first.`);
+        return repo.insert(trx, {
+          userId: user.id,
+          url: body.url,
+          events: [...body.events],
+          description: body.description ?? null,
+          secret,
+          now: new Date().toISOString(),
+        });
+      });
+      return { ...toWebhook(row), secret };
+    },
+
+    async list(user: AuthenticatedUser, query: ListWebhooksQuery) {
+      const limit = query.limit ?? MAX_WEBHOOKS_PER_USER;
+      const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['number'] as const)[0];
+      const rows = await repo.list({ userId: user.id, afterId, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(toWebhook), next_cursor: rows.length > limit && last !== undefined ? encodeCursor([last.id]) : null };
+    },
+
+    get: async (user: AuthenticatedUser, id: number) => toWebhook(await own(user, id)),
+
+    async delete(user: AuthenticatedUser, id: number): Promise<void> {
+      const removed = await storage.transaction((trx) => repo.remove(trx, { userId: user.id, id }));
+      if (!removed) throw notFound('webhook');
+    },
+
+    async deliveries(user: AuthenticatedUser, id: number, query: ListDeliveriesQuery) {
+      await own(user, id);
+      const limit = query.limit ?? DEFAULT_DELIVERY_PAGE;
+      const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['number'] as const)[0];
+      const rows = await repo.deliveries({ webhookId: id, beforeId, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { data: page.map(toDelivery), next_cursor: rows.length > limit && last !== undefined ? encodeCursor([last.id]) : null };
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app/app.js';
+import { createAuthService } from '../../src/features/auth/auth.service.js';
+import type { WebhookSettings } from '../../src/features/webhooks/webhooks.service.js';
+import { startJobs } from '../../src/server.jobs.js';
+import { type Storage, openStorage } from '../../src/storage/database.js';
+import type { DialectName } from '../../src/storage/dialect.js';
+import { Client, type TestDatabase, type UserClient, createTestDatabase, testConfig } from './harness.js';
+
+export interface JobsApp {
+  /** The app serving now: without jobs until `start`. */
+  readonly app: FastifyInstance;
+  storage: Storage;
+  database: TestDatabase;
+  user(handle: string, orgIds?: number[]): Promise<UserClient>;
+  /** Starts the app with its background jobs, as a serving instance runs them. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An app with the background jobs of a serving instance (fan-out, clock, dispatcher…),
+ * spoken to through inject(). Until `start` an app without jobs serves (as if every
+ * instance that runs them were down); `start` replaces it with one that runs them.
+ */
+export async function createJobsApp(dialect: DialectName, settings: WebhookSettings = { allowPrivate: true, retryScale: 0.001 }): Promise<JobsApp> {
+  const database = await createTestDatabase(dialect);
+  const storage = openStorage({ databaseUrl: database.url });
+  await storage.migrate();
+  const env = { WEBHOOK_ALLOW_PRIVATE: settings.allowPrivate ? '1' : '0', WEBHOOK_RETRY_SCALE: String(settings.retryScale) };
+  const config = testConfig(database.url, env);
+  let app = await buildApp({ config, storage, logger: false });
+  // Clients follow whichever app serves.
+  const current = { inject: (options: unknown) => app.inject(options as never) } as unknown as FastifyInstance;
+  const admin = createAuthService(storage);
+  return {
+    get app() {
+      return app;
+    },
+    storage,
+    database,
+    async user(handle, orgIds = [1]) {
+      await admin.addUser(handle, orgIds);
+      const issued = await admin.issueToken(handle);
+      return Object.assign(new Client(current, issued.token), { tokenId: issued.id });
+    },
+    async start() {
+      await app.close();
+      app = await buildApp({ config, storage, logger: false });
+      // Registered before the app is ready, as the server does.
+      startJobs(app, settings);
+      await app.ready();
+    },
+    async close() {
+      await app.close();
+      await storage.close();
+      await database.drop();
+    },
+  };
+}
