@@ -291,7 +291,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
     }
     for (const [name, schema] of Object.entries(doc.components.schemas)) walkSchemaExamples(schema, name, requestBodies.has(name));
     for (const [name, header] of Object.entries(doc.components.headers)) if (header.example !== undefined) check(header.schema, header.example, `header ${name}`, false);
-    expect(requestBodies.size).toBe(7);
+    expect(requestBodies.size).toBe(8);
     expect(checked).toBeGreaterThan(30);
   });
 
