@@ -54,6 +54,8 @@ const TOLERATED: Record<string, number[]> = {
   'POST /api/v1/tasks': [409],
   // A user holds at most 20 calendar feeds; the fuzzer creates more.
   'POST /api/v1/calendar-feeds': [409],
+  // Likewise at most 20 webhooks.
+  'POST /api/v1/webhooks': [409],
 };
 
 type Mutation =
@@ -64,7 +66,8 @@ const MUTATIONS = ['wrong-type', 'missing', 'out-of-range', 'odd-string', 'huge-
 const BAD_IDS = ['0', '-1', 'abc', '1.5', '1e3', '0x10', '9007199254740993', 'x'.repeat(300), '%F0%9F%98%80', '%00'];
 
 describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
-  const t = useTestApp(dialect, { alice: [1, 2], bob: [1] });
+  // Webhook URLs point at 127.0.0.1 (nothing resolves off this machine); no dispatcher runs here.
+  const t = useTestApp(dialect, { alice: [1, 2], bob: [1] }, { WEBHOOK_ALLOW_PRIVATE: '1' });
   let operations: Operation[];
   let ajv: Ajv;
   let problem: ValidateFunction;
@@ -147,6 +150,9 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     } else if (hasId && op.path.startsWith('/api/v1/calendar-feeds')) {
       const feeds = (await t.alice.get('/api/v1/calendar-feeds')).body.data as { id: number }[];
       id = String(feeds[0]?.id ?? (await t.alice.post('/api/v1/calendar-feeds', {})).body.data.id);
+    } else if (hasId && op.path.startsWith('/api/v1/webhooks')) {
+      const hooks = (await t.alice.get('/api/v1/webhooks')).body.data as { id: number }[];
+      id = String(hooks[0]?.id ?? (await t.alice.post('/api/v1/webhooks', { url: 'http://127.0.0.1:9/fuzz', events: ['task.created'] })).body.data.id);
     } else if (hasId) id = op.method === 'DELETE' ? await createTask() : aliceTask;
     let file: string | undefined;
     if (op.path === '/ical/{file}') {
@@ -187,6 +193,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
       }
       if (op.method === 'PUT' && body.context === undefined && body.is_completed === undefined) body.is_completed = true;
     }
+    if (body !== undefined && op.path === '/api/v1/webhooks' && op.method === 'POST') body.url = 'http://127.0.0.1:9/fuzz';
     return { ...request, ...(id === undefined ? {} : { id }), ...(file === undefined ? {} : { file }) };
   }
 
