@@ -73,7 +73,8 @@ function taskJson(r, handle) {
     is_completed: r.is_completed === 1,
     owner: handle,
     source: r.source,
-    source_id: r.source_id,
+    // As stored: the text, and the JSON type it was sent with (toTask in src/features/tasks/tasks.model.ts).
+    source_id: r.source_id === null ? null : r.source_id_type === 'integer' ? Number(r.source_id) : r.source_id,
     session_id: r.session_id,
     created_at: r.created_at,
     updated_at: r.updated_at,
