@@ -15,7 +15,7 @@ import pg from 'pg';
 const [, , target] = process.argv;
 // The service's findTokenWithOrgs, as Kysely compiles it (one row per org).
 const AUTH_SQL =
-  'select "tokens"."id" as "tokenId", "users"."id" as "userId", "users"."handle" as "handle", "tokens"."expires_at" as "expiresAt", ' +
+  'select "tokens"."id" as "tokenId", "users"."id" as "userId", "users"."handle" as "handle", "users"."timezone" as "timezone", "tokens"."expires_at" as "expiresAt", ' +
   '"tokens"."revoked_at" as "revokedAt", "tokens"."last_used_at" as "lastUsedAt", "memberships"."org_id" as "orgId" ' +
   'from "tokens" inner join "users" on "users"."id" = "tokens"."user_id" left join "memberships" on "memberships"."user_id" = "users"."id" ' +
   'where "tokens"."token_hash" = $1 order by "memberships"."org_id"';
