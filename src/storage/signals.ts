@@ -221,7 +221,7 @@ export function postgresSignals(url: string, options: PostgresSignalsOptions): S
     async close() {
       closed = true;
       if (retryTimer !== undefined) clearTimeout(retryTimer);
-      await connecting;
+      // A connection still being made ends itself when it completes (see ensureConnected): shutdown does not wait for an unreachable server.
       const c = client;
       client = undefined;
       await c?.end().catch(() => undefined);
