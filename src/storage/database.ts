@@ -3,6 +3,7 @@ import { foldForSearch } from './columns.js';
 import type { Dialect, DialectName } from './dialect.js';
 import { runMigrations } from './migrator.js';
 import { openPostgres, postgresDialect } from './postgres.js';
+import { type Signals, postgresSignals, sqliteSignals } from './signals.js';
 import { openSqlite, sqliteDialect } from './sqlite.js';
 import { TransactionConflictError } from './storage.errors.js';
 import type { Database } from './tables.js';
@@ -75,6 +76,8 @@ export interface Storage {
    * (PostgreSQL), and then nothing may be cached. Read it before the data it guards.
    */
   dataVersion(): string | undefined;
+  /** Notices between the processes on this database, and what may be cached in their light (see signals.ts). */
+  readonly signals: Signals;
   /**
    * Applies every pending migration, or those up to the one named `upTo` (the bench builds
    * an old schema that way); safe from many processes at once. Returns the names applied.
@@ -107,6 +110,10 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       onPoolError: hooks.onPoolError ?? (() => undefined),
     }).db;
   const db = (hooks.plugins ?? []).reduce((d, plugin) => d.withPlugin(plugin), opened);
+  const signals =
+    sqlite !== undefined
+      ? sqliteSignals(sqlite.dataVersion)
+      : postgresSignals(url, { connectTimeoutMs: settings.connectTimeoutMs ?? 5_000, onError: hooks.onPoolError ?? (() => undefined) });
 
   return {
     db,
@@ -128,6 +135,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       }
     },
     dataVersion: () => sqlite?.dataVersion(),
+    signals,
     migrate: (upTo) => runMigrations(db, dialect, upTo),
     refreshStatistics: () => dialect.refreshStatistics(db),
     async ping() {
@@ -138,6 +146,9 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       dialect.settingsWarnings(db, poolSize).catch((error: unknown) => [
         `could not check the database settings: ${error instanceof Error ? error.message : 'unknown error'}`,
       ]),
-    close: () => db.destroy(),
+    async close() {
+      await signals.close();
+      await db.destroy();
+    },
   };
 }

@@ -13,11 +13,20 @@ export interface TokenLookup {
 
 interface CachedLookup {
   version: string;
+  /** When the read began (ms since the epoch). */
+  readAt: number;
   found: TokenLookup | undefined;
 }
 
 /** Bounds the lookups kept; the oldest goes first. */
 const CACHE_SIZE = 10_000;
+/**
+ * A cached lookup is served for at most this long. Signals make a revocation reach every
+ * instance in milliseconds; this bounds it even if the listening connection died silently.
+ */
+export const AUTH_CACHE_TTL_MS = 1_000;
+/** The signal channel of every write that changes what a token lookup returns. */
+const AUTH_CHANNEL = 'auth';
 
 export type AuthRepository = ReturnType<typeof createAuthRepository>;
 
@@ -54,27 +63,35 @@ export function createAuthRepository(storage: Storage) {
     return { ...token, orgIds: rows.flatMap((r) => (r.orgId === null ? [] : [r.orgId])) };
   }
 
+  /** Every write below that changes a lookup's answer signals it, inside its transaction when it has one. */
+  const changed = (db: Db, payload: string) => storage.signals.publish(db, AUTH_CHANNEL, payload);
+
   return {
     /**
-     * The token row with its user and orgs. Where storage can tell that nothing was
-     * committed since the last read (its data version), that read is reused: a revocation,
-     * a new membership, a changed home zone or a token issued by the CLI in another process
-     * changes the version, so the next request reads afresh. Where it cannot tell, every
-     * call reads.
+     * The token row with its user and orgs. A read is reused for up to AUTH_CACHE_TTL_MS
+     * while the auth channel's signal version is unchanged: a revocation, a new token or
+     * membership, or a changed home zone, committed by this process or any other (the CLI),
+     * moves it, so the next request reads afresh. Where storage cannot tell (PostgreSQL's
+     * listening connection is down), every call reads. The version is taken before the
+     * read, so a read that raced a change is never served after the change is known.
      */
     async findToken(tokenHash: string): Promise<TokenLookup | undefined> {
-      const version = storage.dataVersion();
+      const version = storage.signals.version(AUTH_CHANNEL);
       if (version === undefined) return readToken(tokenHash);
+      const now = Date.now();
       const hit = cache.get(tokenHash);
-      if (hit?.version === version) return hit.found;
+      if (hit !== undefined && hit.version === version && now - hit.readAt < AUTH_CACHE_TTL_MS) return hit.found;
       const found = await readToken(tokenHash);
+      cache.delete(tokenHash);
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-      cache.set(tokenHash, { version, found });
+      cache.set(tokenHash, { version, readAt: now, found });
       return found;
     },
 
-    async touchToken(db: Db, q: { tokenId: number; at: string }): Promise<void> {
-      await db.updateTable('tokens').set({ last_used_at: q.at }).where('id', '=', q.tokenId).execute();
+    /** Records use of the token; `found` (maybe a cached lookup) carries the new time, so concurrent requests do not write it again. */
+    async touchToken(db: Db, found: TokenLookup, at: string): Promise<void> {
+      found.lastUsedAt = at;
+      await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', found.tokenId).execute();
     },
 
     async orgIdsOf(db: Db, userId: number): Promise<number[]> {
@@ -108,11 +125,13 @@ export function createAuthRepository(storage: Storage) {
           .onConflict((oc) => oc.columns(['user_id', 'org_id']).doNothing())
           .execute();
       }
+      await changed(db, `user:${user.id}`);
       return user.id;
     },
 
     async setTimezone(db: Db, q: { userId: number; timezone: string }): Promise<void> {
       await db.updateTable('users').set({ timezone: q.timezone }).where('id', '=', q.userId).execute();
+      await changed(db, `user:${q.userId}`);
     },
     async insertToken(
       db: Db,
@@ -129,6 +148,8 @@ export function createAuthRepository(storage: Storage) {
         })
         .returning('id')
         .executeTakeFirstOrThrow();
+      // An unknown token's lookup is cached too: the new token must not stay unknown.
+      await changed(db, `token:${row.id}`);
       return row.id;
     },
 
@@ -137,6 +158,7 @@ export function createAuthRepository(storage: Storage) {
       const exists = await db.selectFrom('tokens').select('id').where('id', '=', q.tokenId).executeTakeFirst();
       if (exists === undefined) return false;
       await db.updateTable('tokens').set({ revoked_at: q.at }).where('id', '=', q.tokenId).where('revoked_at', 'is', null).execute();
+      await changed(db, `token:${q.tokenId}`);
       return true;
     },
 

@@ -54,8 +54,7 @@ export function createAuthService(storage: Storage) {
       const nowIso = now.toISOString();
       if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
       if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
-        // The write moves the data version, so the next request reads the touched row.
-        await repo.touchToken(storage.db, { tokenId: found.tokenId, at: nowIso });
+        await repo.touchToken(storage.db, found, nowIso);
       }
       return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds], timezone: found.timezone };
     },
@@ -71,7 +70,7 @@ export function createAuthService(storage: Storage) {
       const timezone = canonicalTimeZone(changes.timezone);
       if (timezone === undefined) throw validationFailed([{ path: '/timezone', message: NOT_A_TIME_ZONE }]);
       // Written even when it looks unchanged: `user` may come from a cached lookup. The write
-      // moves the data version, so the token lookup cache reads the new zone.
+      // signals the change, so every instance's token lookup cache reads the new zone.
       await repo.setTimezone(storage.db, { userId: user.id, timezone });
       return { handle: user.handle, org_ids: user.orgIds, timezone };
     },
