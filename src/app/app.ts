@@ -3,6 +3,8 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
+import { changesRoutes } from '../features/changes/changes.routes.js';
+import { createChangesService } from '../features/changes/changes.service.js';
 import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
@@ -92,8 +94,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
       await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes, { auth });
-      await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
-      await api.register(tasksRoutes, { tasks: createTasksService(storage) });
+      const sessions = createSessionsService(storage);
+      const tasks = createTasksService(storage);
+      await api.register(sessionsRoutes, { sessions });
+      await api.register(tasksRoutes, { tasks });
+      await api.register(changesRoutes, { changes: createChangesService(storage, { sessions, tasks }) });
     },
     { prefix: API_PREFIX },
   );

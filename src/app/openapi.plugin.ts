@@ -37,6 +37,7 @@ export const openapiPlugin = fp(
           { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
           { name: 'tasks', description: 'Tasks and bulk import' },
           { name: 'auth', description: 'The authenticated user' },
+          { name: 'sync', description: 'The change feed and the live event stream' },
           { name: 'operations', description: 'Health, readiness and this document' },
         ],
       },
