@@ -5,6 +5,8 @@ import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
 import { changesRoutes } from '../features/changes/changes.routes.js';
 import { createChangesService } from '../features/changes/changes.service.js';
+import { createEventHub } from '../features/events/events.hub.js';
+import { eventsRoutes } from '../features/events/events.routes.js';
 import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
@@ -88,19 +90,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(etagPlugin);
   await app.register(openapiPlugin);
 
+  const sessions = createSessionsService(storage);
+  const tasks = createTasksService(storage);
+  const changes = createChangesService(storage, { sessions, tasks });
+  const hub = createEventHub({
+    storage,
+    changes,
+    auth,
+    log: app.log,
+    settings: { pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatMs, maxStreams: config.eventsMaxStreams, perToken: config.eventsStreamsPerToken },
+  });
+  // Before the listener closes: it waits for open connections, and a stream never ends by itself.
+  app.addHook('preClose', (done) => {
+    hub.close();
+    done();
+  });
+
   await app.register(systemRoutes, { storage });
   await app.register(
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
       await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes, { auth });
-      const sessions = createSessionsService(storage);
-      const tasks = createTasksService(storage);
       await api.register(sessionsRoutes, { sessions });
       await api.register(tasksRoutes, { tasks });
-      await api.register(changesRoutes, { changes: createChangesService(storage, { sessions, tasks }) });
+      await api.register(changesRoutes, { changes });
     },
     { prefix: API_PREFIX },
   );
+  // Outside the concurrency gate (see eventsRoutes): a stream would hold a slot for hours.
+  await app.register(async (live) => live.register(eventsRoutes, { hub, perToken: config.eventsStreamsPerToken }), { prefix: API_PREFIX });
   return app;
 }

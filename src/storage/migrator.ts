@@ -8,6 +8,7 @@ import * as idempotencyKeys from './migrations/0005_idempotency_keys.js';
 import * as userTimezone from './migrations/0006_user_timezone.js';
 import * as stringSourceId from './migrations/0007_string_source_id.js';
 import * as changeLog from './migrations/0008_change_log.js';
+import * as occurrenceEnds from './migrations/0011_occurrence_ends.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
@@ -21,6 +22,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0006_user_timezone': { up: (db) => userTimezone.up(db) },
     '0007_string_source_id': { up: (db) => stringSourceId.up(db) },
     '0008_change_log': { up: (db) => changeLog.up(db, dialect) },
+    '0011_occurrence_ends': { up: (db) => occurrenceEnds.up(db) },
   };
 }
 

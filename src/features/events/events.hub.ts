@@ -1,0 +1,215 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Storage } from '../../storage/database.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import type { AuthService } from '../auth/auth.service.js';
+import type { PositionedChange } from '../changes/changes.repository.js';
+import { createChangesRepository } from '../changes/changes.repository.js';
+import { type ChangesService, encodeFeedCursor } from '../changes/changes.service.js';
+import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
+
+export interface HubSettings {
+  pollMs: number;
+  heartbeatMs: number;
+  maxStreams: number;
+  perToken: number;
+}
+
+/** Change rows the poller reads in one look; the rest on the next tick. */
+const POLL_BATCH = 5_000;
+/** Feed pages one stream is sent per tick while catching up, so one far-behind stream cannot hold a tick. */
+const PAGES_PER_TICK = 5;
+const PAGE = 100;
+/** Streams caught up at once after a change (each a few queries): bounded, the pool is shared with requests. */
+const PUMP_WIDTH = 8;
+/** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Token revocation and expiry are checked this often. */
+const TOKEN_CHECK_MS = 1_000;
+
+interface Stream {
+  user: AuthenticatedUser;
+  tokenHash: string;
+  res: ServerResponse;
+  /** The log position everything up to which was sent (or was nothing for this user). */
+  cursor: number;
+  lastWriteAt: number;
+  busy: boolean;
+  closed: boolean;
+}
+
+export type EventHub = ReturnType<typeof createEventHub>;
+
+/**
+ * The event streams of one instance. One poller serves them all: every `pollMs` it reads
+ * the change log's head and, when it moved, the new rows (one statement for every stream),
+ * then catches up through the change feed only the streams those rows may concern; the
+ * feed checks visibility per user. The occurrence index tells which occurrences started or
+ * ended since the last look. Nothing runs while no stream is open.
+ */
+export function createEventHub(deps: { storage: Storage; changes: ChangesService; auth: AuthService; settings: HubSettings; log: FastifyBaseLogger }) {
+  const { settings } = deps;
+  const log = createChangesRepository(deps.storage);
+  const occurrences = createOccurrenceFeed(deps.storage);
+  const streams = new Set<Stream>();
+  let timer: NodeJS.Timeout | undefined;
+  let closing = false;
+  /** The log position the poller has looked at (undefined until its first look). */
+  let known: number | undefined;
+  /** The instant through which occurrences' starts and ends were announced. */
+  let announcedThrough = new Date().toISOString();
+  let tokensCheckedAt = Date.now();
+
+  const write = (stream: Stream, text: string) => {
+    if (stream.closed) return;
+    stream.res.write(text);
+    stream.lastWriteAt = Date.now();
+    if (stream.res.writableLength > MAX_BUFFERED_BYTES) end(stream);
+  };
+
+  function end(stream: Stream) {
+    if (stream.closed) return;
+    stream.closed = true;
+    streams.delete(stream);
+    // Ended and then gone: a socket left half-open by its client would keep a closing
+    // server waiting for it.
+    stream.res.end(() => stream.res.destroy());
+  }
+
+  const relevant = (stream: Stream, rows: readonly PositionedChange[]) =>
+    rows.some((r) => (r.kind === 'task' ? r.owner_id === stream.user.id : r.org_id !== null && stream.user.orgIds.includes(r.org_id)));
+
+  /** Sends the stream what changed after its cursor up to `upTo`, through the change feed (visibility per user). */
+  async function pump(stream: Stream, upTo: number): Promise<void> {
+    if (stream.busy) return;
+    stream.busy = true;
+    try {
+      for (let pages = 0; pages < PAGES_PER_TICK && stream.cursor < upTo && !stream.closed; pages++) {
+        const page = await deps.changes.since(stream.user, { after: stream.cursor, upTo, limit: PAGE });
+        for (const { entry, position, changedAt } of page.entries) {
+          const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
+          write(stream, `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`);
+        }
+        if (page.next.head <= stream.cursor) break;
+        stream.cursor = page.next.head;
+      }
+    } finally {
+      stream.busy = false;
+    }
+  }
+
+  async function pumpAll(list: Stream[], upTo: number) {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(PUMP_WIDTH, list.length) }, async () => {
+        while (next < list.length) await pump(list[next++] as Stream, upTo);
+      }),
+    );
+  }
+
+  async function followLog(): Promise<void> {
+    const head = await deps.changes.head();
+    const from = known ?? head;
+    let through = head;
+    let rows: PositionedChange[] = [];
+    if (head > from) {
+      rows = await log.allAfter({ after: from, upTo: head, limit: POLL_BATCH });
+      through = rows.length < POLL_BATCH ? head : (rows.at(-1)?.position ?? head);
+    }
+    const behind: Stream[] = [];
+    for (const stream of streams) {
+      if (stream.cursor >= through) continue;
+      // In step with the poller and nothing new concerns it: move on without a query.
+      if (stream.cursor >= from && !relevant(stream, rows)) stream.cursor = through;
+      else behind.push(stream);
+    }
+    await pumpAll(behind, through);
+    known = through;
+  }
+
+  async function announceOccurrences(): Promise<void> {
+    const now = new Date().toISOString();
+    if (now <= announcedThrough) return;
+    const found = await occurrences.between(announcedThrough, now);
+    announcedThrough = now;
+    for (const o of found) {
+      for (const stream of streams) if (stream.user.orgIds.includes(o.org_id) && o.users.has(stream.user.id)) send(stream, o);
+    }
+  }
+
+  const send = (stream: Stream, o: Occurrence) =>
+    write(stream, `event: ${o.event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at })}\n\n`);
+
+  async function checkTokens(): Promise<void> {
+    if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS) return;
+    tokensCheckedAt = Date.now();
+    const active = await deps.auth.activeTokenHashes([...new Set([...streams].map((s) => s.tokenHash))]);
+    for (const stream of streams) if (!active.has(stream.tokenHash)) end(stream);
+  }
+
+  function heartbeat() {
+    const due = Date.now() - settings.heartbeatMs;
+    for (const stream of streams) if (stream.lastWriteAt <= due) write(stream, ': keep-alive\n\n');
+  }
+
+  async function tick(): Promise<void> {
+    timer = undefined;
+    for (const step of [checkTokens, followLog, announceOccurrences]) {
+      if (streams.size === 0 || closing) break;
+      try {
+        await step();
+      } catch (error) {
+        // The database may be away a moment; the streams stay open and the next tick tries again.
+        deps.log.warn({ err: error }, 'event streams: a poll failed; retrying');
+      }
+    }
+    heartbeat();
+    if (streams.size > 0 && !closing) timer = setTimeout(() => void tick(), settings.pollMs);
+    else known = undefined;
+  }
+
+  return {
+    /** How many streams one more for this token would make too many; undefined when it may open. */
+    refusal(tokenHash: string): number | undefined {
+      if (closing || streams.size >= settings.maxStreams) return settings.perToken;
+      let mine = 0;
+      for (const s of streams) if (s.tokenHash === tokenHash) mine++;
+      return mine >= settings.perToken ? settings.perToken : undefined;
+    },
+
+    /** The position a stream without a cursor starts after: the log's head now. */
+    head: () => deps.changes.head(),
+
+    /**
+     * Adds a stream whose response head is written; it is sent what changed after `cursor`.
+     * Synchronous up to the catch-up, so that a shutdown cannot slip between the response
+     * head and the stream's registration.
+     */
+    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number }): Promise<void> {
+      if (closing) {
+        q.res.end();
+        return;
+      }
+      const stream: Stream = { user: q.user, tokenHash: q.tokenHash, res: q.res, cursor: q.cursor, lastWriteAt: Date.now(), busy: false, closed: false };
+      streams.add(stream);
+      q.res.once('close', () => {
+        stream.closed = true;
+        streams.delete(stream);
+      });
+      if (timer === undefined) timer = setTimeout(() => void tick(), 0);
+      // Catching up from an old cursor starts at once, not at the next tick.
+      if (known !== undefined && q.cursor < known) await pump(stream, known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
+    },
+
+    get size() {
+      return streams.size;
+    },
+
+    /** Ends every stream (shutdown): clients reconnect elsewhere with Last-Event-ID. */
+    close() {
+      closing = true;
+      if (timer !== undefined) clearTimeout(timer);
+      for (const stream of [...streams]) end(stream);
+    },
+  };
+}
