@@ -73,7 +73,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     streams.delete(stream);
     // Ended and then gone: a socket left half-open by its client would keep a closing
     // server waiting for it.
-    stream.res.end(() => stream.res.destroy());
+    stream.res.end();
+    stream.res.socket?.destroySoon();
   }
 
   const relevant = (stream: Stream, rows: readonly PositionedChange[]) =>
