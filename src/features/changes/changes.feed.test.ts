@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { encodeCursor } from '../../toolkit/paging.js';
+import { HEAD_TTL_MS } from './changes.service.js';
 
 interface Entry {
   type: 'session' | 'task';
@@ -25,6 +26,8 @@ describeEachDialect('GET /changes', (dialect) => {
   /** One page, after the sequencer gave every committed change its position (the server does so every 200 ms). */
   async function page(client: Client, cursor?: string, limit?: number): Promise<Page> {
     await t.storage.sequenceChanges();
+    // Without a data version (PostgreSQL) the feed reads the log's head at most every HEAD_TTL_MS.
+    if (t.storage.dataVersion() === undefined) await new Promise((r) => setTimeout(r, HEAD_TTL_MS + 10));
     const query = new URLSearchParams({ ...(cursor === undefined ? {} : { cursor }), ...(limit === undefined ? {} : { limit: String(limit) }) });
     const res = await client.get<Page>(`/api/v1/changes?${query.toString()}`);
     expect(res.status, res.text).toBe(200);

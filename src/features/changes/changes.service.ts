@@ -18,6 +18,8 @@ export const CURSOR_VALIDITY_MS = 7 * 86_400_000;
 export const SCAN_LIMIT = 1_000;
 /** Reads of SCAN_LIMIT rows one request makes at most while it finds nothing for the reader. */
 const MAX_SCANS = 10;
+/** How long one read of the log's head serves every request (see sharedHead). */
+export const HEAD_TTL_MS = 100;
 
 /** Where a reader is: in a full sync (its own place, and the log's head when it began), or following the log. */
 export type FeedPosition =
@@ -72,6 +74,27 @@ export type ChangesService = ReturnType<typeof createChangesService>;
  */
 export function createChangesService(storage: Storage, deps: { sessions: SessionsService; tasks: TasksService; changes?: ChangesRepository }) {
   const changes = deps.changes ?? createChangesRepository(storage);
+
+  /**
+   * The log's head, shared by the requests of a moment: clients polling with up-to-date
+   * cursors then cost no query beyond their token's. Where storage tells when data changed
+   * (SQLite's data version), the head is read again only then; otherwise at most every
+   * HEAD_TTL_MS. An older head is still a safe bound (everything up to it is committed);
+   * a change is only seen up to HEAD_TTL_MS later.
+   */
+  let head: { at: number; version: string | undefined; value: Promise<number> } | undefined;
+  const sharedHead = (): Promise<number> => {
+    const now = Date.now();
+    const version = storage.dataVersion();
+    const fresh = head !== undefined && (version !== undefined ? head.version === version : now - head.at < HEAD_TTL_MS);
+    if (!fresh || head === undefined) {
+      const value = changes.head();
+      head = { at: now, version, value };
+      // A failed read is not kept for the next requests.
+      value.catch(() => (head = undefined));
+    }
+    return head.value;
+  };
 
   /** A page of a full sync from `at`; once it has listed everything, the log from the head it began at. */
   async function fullSync(user: AuthenticatedUser, at: Extract<FeedPosition, { phase: 'sessions' | 'tasks' }>, limit: number): Promise<FeedPage> {
@@ -176,7 +199,7 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
         const start = at ?? { phase: 'sessions' as const, head: await changes.head(), startsAt: '', id: 0, issuedAt: readAt };
         result = await fullSync(user, start, limit);
       } else {
-        result = await since(user, { after: at.head, upTo: await changes.head(), limit, readAt });
+        result = await since(user, { after: at.head, upTo: await sharedHead(), limit, readAt });
       }
       return { data: result.entries.map((e) => e.entry), next_cursor: encodeFeedCursor(result.next) };
     },
