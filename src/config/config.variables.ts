@@ -187,9 +187,9 @@ export const VARIABLES = {
   eventsStreamsPerToken: variable({
     name: 'EVENTS_STREAMS_PER_TOKEN',
     default: '5',
-    accepts: '1–100',
-    description: 'Event streams one token may hold open on one instance at once (beyond: 429 `too-many-streams`), 1–100',
-    parse: integer(1, 100),
+    accepts: '1–1000',
+    description: 'Event streams one token may hold open on one instance at once (beyond: 429 `too-many-streams`), 1–1000',
+    parse: integer(1, 1_000),
   }),
 } as const;
 
