@@ -122,7 +122,8 @@ const cannon = (opts: autocannon.Options) =>
 /** Both goals; logs what it measures. */
 export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
   const perToken = Math.min(1_000, Math.ceil(o.clients / Math.max(1, o.tokens.length)));
-  const service = await startService(o, { EVENTS_STREAMS_PER_TOKEN: String(perToken), EVENTS_MAX_STREAMS: String(o.clients + 100) });
+  const env = { EVENTS_STREAMS_PER_TOKEN: String(perToken), EVENTS_MAX_STREAMS: String(o.clients + 100) };
+  let service = await startService(o, env);
   const goals: LiveGoal[] = [];
   try {
     o.log('');
@@ -146,7 +147,9 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
       detail: `${ratio.toFixed(2)}× (cost = 1 / req/s: ${changes.requests.average.toFixed(0)} vs ${tasks.requests.average.toFixed(0)} req/s)`,
     });
 
-    // Streams.
+    // Streams, on a fresh process: its memory before is that of an idle service.
+    await stop(service.child);
+    service = await startService(o, env);
     await new Promise((r) => setTimeout(r, 1_000));
     const before = rssMb(service.child.pid as number);
     await loopDelay(service.child, service.probeFile);

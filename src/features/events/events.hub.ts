@@ -80,30 +80,51 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   const relevant = (stream: Stream, rows: readonly PositionedChange[]) =>
     rows.some((r) => (r.kind === 'task' ? r.owner_id === stream.user.id : r.org_id !== null && stream.user.orgIds.includes(r.org_id)));
 
-  /** Sends the stream what changed after its cursor up to `upTo`, through the change feed (visibility per user). */
-  async function pump(stream: Stream, upTo: number): Promise<void> {
-    if (stream.busy) return;
-    stream.busy = true;
+  /**
+   * Sends a group of streams of one user at one cursor (several devices, several tabs)
+   * what changed after it up to `upTo`, through the change feed (visibility per user): the
+   * feed is read once for the group.
+   */
+  async function pump(group: Stream[], upTo: number): Promise<void> {
+    const ready = group.filter((s) => !s.busy && !s.closed);
+    const first = ready[0];
+    if (first === undefined) return;
+    for (const s of ready) s.busy = true;
     try {
-      for (let pages = 0; pages < PAGES_PER_TICK && stream.cursor < upTo && !stream.closed; pages++) {
-        const page = await deps.changes.since(stream.user, { after: stream.cursor, upTo, limit: PAGE });
-        for (const { entry, position, changedAt } of page.entries) {
-          const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
-          write(stream, `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`);
-        }
-        if (page.next.head <= stream.cursor) break;
-        stream.cursor = page.next.head;
+      let cursor = first.cursor;
+      for (let pages = 0; pages < PAGES_PER_TICK && cursor < upTo; pages++) {
+        const page = await deps.changes.since(first.user, { after: cursor, upTo, limit: PAGE });
+        const text = page.entries
+          .map(({ entry, position, changedAt }) => {
+            const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
+            return `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`;
+          })
+          .join('');
+        for (const s of ready) if (text !== '') write(s, text);
+        if (page.next.head <= cursor) break;
+        cursor = page.next.head;
+        for (const s of ready) s.cursor = cursor;
       }
     } finally {
-      stream.busy = false;
+      for (const s of ready) s.busy = false;
     }
   }
 
+  /** Pumps the streams by group, a few groups at a time, yielding to the event loop between groups (SQLite's statements run on it). */
   async function pumpAll(list: Stream[], upTo: number) {
+    const groups = new Map<string, Stream[]>();
+    for (const s of list) {
+      const key = `${s.user.id}:${s.user.orgIds.join(',')}:${s.cursor}`;
+      groups.set(key, [...(groups.get(key) ?? []), s]);
+    }
+    const queue = [...groups.values()];
     let next = 0;
     await Promise.all(
-      Array.from({ length: Math.min(PUMP_WIDTH, list.length) }, async () => {
-        while (next < list.length) await pump(list[next++] as Stream, upTo);
+      Array.from({ length: Math.min(PUMP_WIDTH, queue.length) }, async () => {
+        while (next < queue.length) {
+          await pump(queue[next++] as Stream[], upTo);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }),
     );
   }
@@ -199,7 +220,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
       });
       if (timer === undefined) timer = setTimeout(() => void tick(), 0);
       // Catching up from an old cursor starts at once, not at the next tick.
-      if (known !== undefined && q.cursor < known) await pump(stream, known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
+      if (known !== undefined && q.cursor < known) await pump([stream], known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
     },
 
     get size() {
