@@ -72,6 +72,21 @@ describeEachDialect('GET /events', (dialect) => {
     for (const s of [alice, bob, carol]) s.close();
   });
 
+  it('gives every stream of one user every change, while changes keep coming', async () => {
+    const streams = await Promise.all(Array.from({ length: 12 }, (_, i) => stream(`u${10 + (i % 6)}`)));
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      ids.push(String(((await call('alice', 'POST', '/api/v1/sessions', session(`burst ${i}`, true))).body as { data: { id: number } }).data.id));
+      if (i % 3 === 0) await new Promise((r) => setTimeout(r, 60));
+    }
+    for (const s of streams) {
+      await s.waitFor((e) => e.event === 'change' && data(e).id === ids.at(-1), 5_000);
+      expect(s.events.filter((e) => e.event === 'change').map((e) => data(e).id)).toEqual(ids);
+      s.close();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
   it('sends a comment line when nothing else was sent for the heartbeat interval, past every request deadline', async () => {
     const quiet = await stream('carol');
     await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 4));
