@@ -178,6 +178,9 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
       ),
     );
     const opened = rssMb(service.child.pid as number);
+    // Stalls are measured with the streams open: from here (the burst of 1,000 connections opening at once is not "open streams").
+    await new Promise((r) => setTimeout(r, 1_000));
+    await loopDelay(service.child, service.probeFile);
     // Changes every stream's user sees, pushed to all of them.
     const writes = 20;
     for (let i = 0; i < writes; i++) {
