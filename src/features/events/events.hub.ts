@@ -56,8 +56,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   let closing = false;
   /** The log position the poller has looked at (undefined until its first look). */
   let known: number | undefined;
-  /** The instant through which occurrences' starts and ends were announced. */
-  let announcedThrough = new Date().toISOString();
+  /** The instant through which occurrences' starts and ends were announced (undefined: since the hub was idle). */
+  let announcedThrough: string | undefined;
   let tokensCheckedAt = Date.now();
 
   const write = (stream: Stream, text: string) => {
@@ -151,6 +151,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
 
   async function announceOccurrences(): Promise<void> {
     const now = new Date().toISOString();
+    // Idle until now: what started while no stream was open is nobody's news.
+    if (announcedThrough === undefined) announcedThrough = now;
     if (now <= announcedThrough) return;
     const found = await occurrences.between(announcedThrough, now);
     announcedThrough = now;
@@ -187,7 +189,10 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     }
     heartbeat();
     if (streams.size > 0 && !closing) timer = setTimeout(() => void tick(), settings.pollMs);
-    else known = undefined;
+    else {
+      known = undefined;
+      announcedThrough = undefined;
+    }
   }
 
   return {
