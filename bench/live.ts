@@ -182,15 +182,21 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     await new Promise((r) => setTimeout(r, 1_000));
     await loopDelay(service.child, service.probeFile);
     // Changes every stream's user sees, pushed to all of them.
-    const writes = 20;
-    for (let i = 0; i < writes; i++) {
-      await fetch(`${service.base}/api/v1/sessions`, {
+    const attempts = 20;
+    let writes = 0;
+    const failures: number[] = [];
+    for (let i = 0; i < attempts; i++) {
+      const res = await fetch(`${service.base}/api/v1/sessions`, {
         method: 'POST',
         headers: { ...auth(o.writer.token), 'content-type': 'application/json' },
         body: JSON.stringify({ org_id: o.orgId, name: `live bench ${i}`, type: 'standard', duration: 30, schedule: '2026-06-01', time: '9:00 AM', is_public: true }),
       });
+      if (res.status === 201) writes++;
+      else failures.push(res.status);
+      await res.text();
       await new Promise((r) => setTimeout(r, 100));
     }
+    if (failures.length > 0) o.log(`  (writes refused: ${failures.join(', ')})`);
     const pushed = Date.now();
     for (let i = 0; i < 100 && received < writes * o.clients; i++) await new Promise((r) => setTimeout(r, 100));
     const lag = Date.now() - pushed;
