@@ -68,6 +68,13 @@ async function startService(o: LiveOptions, env: Record<string, string>): Promis
     env: { ...process.env, DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT: '0', BENCH_PROBE_FILE: probeFile, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // Read, so that a full pipe never blocks the service; what it logs (warn and up) is shown at the end.
+  let logged = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => (logged = (logged + chunk).slice(-4_000)));
+  child.once('exit', () => {
+    if (logged !== '') o.log(`  (the service logged: ${logged.slice(0, 600)})`);
+  });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
