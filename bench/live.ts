@@ -166,7 +166,8 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
       Array.from({ length: o.clients }, (_, i) =>
         new Promise<void>((resolve, reject) => {
           const token = (o.tokens[i % o.tokens.length] as LiveUser).token;
-          const req = request(`${service.base}/api/v1/events`, { headers: { ...auth(token), accept: 'text/event-stream' } }, (res) => {
+          // agent: false: Node's global agent times out a socket idle for 5 s, as a stream is between events.
+          const req = request(`${service.base}/api/v1/events`, { agent: false, headers: { ...auth(token), accept: 'text/event-stream' } }, (res) => {
             if (res.statusCode !== 200) reject(new Error(`stream ${i}: ${res.statusCode}`));
             res.setEncoding('utf8');
             let buffer = '';
