@@ -34,6 +34,10 @@ describe('loadConfig', () => {
       headersTimeoutMs: 30000,
       bodyTimeoutMs: 30000,
       drainTimeoutMs: 10000,
+      eventsHeartbeatMs: 15000,
+      eventsPollMs: 250,
+      eventsMaxStreams: 2000,
+      eventsStreamsPerToken: 5,
     });
   });
 

@@ -49,7 +49,10 @@ describeEachDialect('a migration merged after a later-numbered one', (dialect) =
       await changeLog.up(storage.db, dialect === 'sqlite' ? sqliteDialect : postgresDialect);
       await sql`insert into kysely_migration (name, timestamp) values ('0008_change_log', ${new Date().toISOString()})`.execute(storage.db);
 
-      expect(await storage.migrate()).toEqual(['0007_string_source_id']);
+      // 0007 runs though a later number was applied; 0008 does not run again (later-numbered ones may run too).
+      const applied = await storage.migrate();
+      expect(applied).toContain('0007_string_source_id');
+      expect(applied).not.toContain('0008_change_log');
       expect(await storage.migrate()).toEqual([]);
       // 0007's column is there (on PostgreSQL, in this test's own schema).
       expect((await sql`select source_id, source_id_type from tasks`.execute(storage.db)).rows).toEqual([]);
