@@ -96,9 +96,10 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
    * feed is read once for the group.
    */
   async function pump(group: Stream[], upTo: number): Promise<void> {
-    const ready = group.filter((s) => !s.busy && !s.closed);
-    const first = ready[0];
+    const first = group.find((s) => !s.busy && !s.closed);
     if (first === undefined) return;
+    // Only those still at the group's cursor: one that moved meanwhile is pumped on its own next time.
+    const ready = group.filter((s) => !s.busy && !s.closed && s.cursor === first.cursor);
     for (const s of ready) s.busy = true;
     try {
       let cursor = first.cursor;
@@ -186,8 +187,15 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
   }
 
+  /** One tick at a time: a stream opening while one runs must not start a second loop beside it. */
+  let ticking = false;
+  function schedule(delayMs: number) {
+    if (timer === undefined && !ticking && !closing) timer = setTimeout(() => void tick(), delayMs);
+  }
+
   async function tick(): Promise<void> {
     timer = undefined;
+    ticking = true;
     for (const step of [checkTokens, followLog, announceOccurrences]) {
       if (streams.size === 0 || closing) break;
       try {
@@ -197,8 +205,9 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
         deps.log.warn({ err: error }, 'event streams: a poll failed; retrying');
       }
     }
-    await heartbeat();
-    if (streams.size > 0 && !closing) timer = setTimeout(() => void tick(), settings.pollMs);
+    await heartbeat().catch((error: unknown) => deps.log.warn({ err: error }, 'event streams: a heartbeat failed'));
+    ticking = false;
+    if (streams.size > 0 && !closing) schedule(settings.pollMs);
     else {
       known = undefined;
       announcedThrough = undefined;
@@ -233,7 +242,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
         stream.closed = true;
         streams.delete(stream);
       });
-      if (timer === undefined) timer = setTimeout(() => void tick(), 0);
+      schedule(0);
       // Catching up from an old cursor starts at once, not at the next tick.
       if (known !== undefined && q.cursor < known) await pump([stream], known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
     },
