@@ -43,7 +43,7 @@ describeEachDialect('GET /events', (dialect) => {
     startJobs(app);
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     const auth = createAuthService(storage);
-    for (const [handle, orgs] of [['alice', [1]], ['bob', [1]], ['carol', [2]], ...Array.from({ length: 30 }, (_, i) => [`u${i}`, [1]])] as [string, number[]][]) {
+    for (const [handle, orgs] of [['alice', [1]], ['bob', [1]], ['carol', [2]], ...Array.from({ length: 40 }, (_, i) => [`u${i}`, [1]])] as [string, number[]][]) {
       await auth.addUser(handle, orgs);
       tokens[handle] = await auth.issueToken(handle);
     }
@@ -73,7 +73,7 @@ describeEachDialect('GET /events', (dialect) => {
   });
 
   it('gives every stream of one user every change, while changes keep coming', async () => {
-    const streams = await Promise.all(Array.from({ length: 12 }, (_, i) => stream(`u${10 + (i % 6)}`)));
+    const streams = await Promise.all(Array.from({ length: 12 }, (_, i) => stream(`u${30 + (i % 6)}`)));
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
       ids.push(String(((await call('alice', 'POST', '/api/v1/sessions', session(`burst ${i}`, true))).body as { data: { id: number } }).data.id));
