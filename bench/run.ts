@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, explainCalls } from './explain.js';
+import { type LiveGoal, benchLive } from './live.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
 import { benchWebhooks } from './webhooks.js';
 import { MIGRATION_BASE, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall } from './service-calls.js';
@@ -806,6 +807,11 @@ async function main(): Promise<void> {
     for (const r of interleaved) log(`  ${r.raw.toFixed(0)} → ${r.ours.toFixed(0)} = ${(r.ours / r.raw).toFixed(2)}×, p99 ${r.p99} ms`);
   }
 
+  // Issue 15's live clients, last: its writes leave the seeded listings as they were measured.
+  const live: LiveGoal[] = selected({ name: 'live', target: 'service' })
+    ? await benchLive({ root: ROOT, databaseUrl: db.url, reader: seeded.reader, writer: seeded.writer, orgId: 1, tokens: [seeded.reader, seeded.importer, seeded.writer, seeded.hoarder], clients: Math.max(50, Math.round(1_000 * Math.min(1, scale * 20))), durationSeconds: duration, log })
+    : [];
+
   const costs = writeCostsOf(seeded, migration, outcomes);
   log('');
   log(`write costs (a later run compares these within ${WITHIN * 100} %):`);
@@ -815,7 +821,7 @@ async function main(): Promise<void> {
 
   const loadAtEnd = loadavg();
   log(`load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min)`);
-  const goals = checkGoals({ outcomes, plans: planned, dialect: dialectName, interleaved, identical, costs, reference });
+  const goals = [...checkGoals({ outcomes, plans: planned, dialect: dialectName, interleaved, identical, costs, reference }), ...live];
   // Webhooks under load: a database, service and receiver of their own (bench/webhooks.ts).
   if (only === undefined || only.test('webhooks')) goals.push(...(await benchWebhooks({ root: ROOT, url: (await freshDatabase()).url, scale, seconds: duration, connections, log })));
   log('');

@@ -328,6 +328,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sync: everything, then what changed since
+         * @description Without `cursor`: a full sync, every session you can see and every task of yours as upserts, page after page. With the `next_cursor` of the last page: what changed since, in commit order, each record at most once per page in its current state; a session deleted or no longer visible to you comes as `deleted: true` with `record: null` (only if you could see it before). `next_cursor` is always set: poll with it again later; an empty `data` means you are up to date. Pages hold up to `limit` entries (1–500, default 100) and stop at about 2 MiB. A cursor is valid for 7 days; an older one is `410 sync-expired`: sync in full again.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/calendar-feeds": {
         parameters: {
             query?: never;
@@ -452,6 +472,26 @@ export interface paths {
          * @description Latest first, up to 100 a page: each event’s id, type, attempts, last status, next attempt and outcome. Another user’s webhook is 404.
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live events: changes, and sessions starting and ending
+         * @description Server-sent events (`Accept: text/event-stream`): what `GET /changes` would list, pushed as it commits on any instance (within about a second), one `event: change` per entry with `id` = the cursor after it; and `event: session.started` / `session.ended` as each occurrence of a session you created, collaborate on or joined starts and ends. A `:` comment line comes at least every 15 s. Resumes after `Last-Event-ID` (or `cursor`: a `next_cursor` of `GET /changes` once its full sync is done); without either it starts with what changes from now on. At most 5 streams per token (429 `too-many-streams`). The stream ends when the server shuts down or the token is revoked; reconnect with `Last-Event-ID`.
+         */
+        get: operations["streamEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -706,6 +746,71 @@ export interface components {
             data: components["schemas"]["CalendarFeed"][];
         };
         /**
+         * @description One record that changed: an upsert with its current state, or a deletion.
+         * @example {
+         *       "type": "task",
+         *       "id": "12",
+         *       "deleted": true,
+         *       "record": null,
+         *       "changed_at": "2026-12-01T08:00:00.000Z"
+         *     }
+         * @example {
+         *       "type": "task",
+         *       "id": "13",
+         *       "deleted": false,
+         *       "record": {
+         *         "id": "13",
+         *         "context": "Renew the domain",
+         *         "is_completed": true,
+         *         "owner": "alice",
+         *         "source": null,
+         *         "source_id": null,
+         *         "session_id": 1,
+         *         "created_at": "2026-12-01T08:00:00.000Z",
+         *         "updated_at": "2026-12-01T08:00:00.000Z"
+         *       },
+         *       "changed_at": "2026-12-01T08:00:00.000Z"
+         *     }
+         */
+        ChangeEntry: {
+            /**
+             * @description What changed.
+             * @enum {string}
+             */
+            type: "session" | "task";
+            /** @description The session’s or task’s id, digits as a string. */
+            id: string;
+            /** @description True: the record was deleted, or you can no longer see it; drop it. `record` is then null. */
+            deleted: boolean;
+            /** @description The record in its current state (as `GET /sessions/{id}` or `GET /tasks/{id}` answers); null when `deleted`. */
+            record: (components["schemas"]["Session"] | components["schemas"]["Task"]) | null;
+            /**
+             * Format: date-time
+             * @description When it last changed (in a full sync: the record’s `updated_at`).
+             */
+            changed_at: string;
+        };
+        /**
+         * @description A page of the change feed: a full sync (without `cursor`), or what changed since the cursor, in commit order.
+         * @example {
+         *       "data": [
+         *         {
+         *           "type": "task",
+         *           "id": "12",
+         *           "deleted": true,
+         *           "record": null,
+         *           "changed_at": "2026-12-01T08:00:00.000Z"
+         *         }
+         *       ],
+         *       "next_cursor": "WzQyLDIsIiIsMCwxNzY0NTc2MDAwMDAwXQ"
+         *     }
+         */
+        ChangePage: {
+            data: components["schemas"]["ChangeEntry"][];
+            /** @description Always set: pass it back as `cursor` for what changed next; an empty `data` means up to date. */
+            next_cursor: string;
+        };
+        /**
          * @description A calendar feed as created: the only time its URL (with the secret) is shown.
          * @example {
          *       "id": 3,
@@ -726,6 +831,20 @@ export interface components {
         CreatedCalendarFeedEnvelope: {
             data: components["schemas"]["CreatedCalendarFeed"];
         };
+        /**
+         * @description A `text/event-stream` (server-sent events) that stays open. `event: change`: `data` is a `ChangeEntry` (JSON), `id` the cursor after it. `event: session.started` / `session.ended`: `data` is a `SessionTimeEvent`, no `id`. Lines starting with `:` are keep-alive comments.
+         * @example retry: 2000
+         *
+         *     event: change
+         *     id: WzQzLDIsIiIsMCwxNzY0NTc2MDAwMDAwXQ
+         *     data: {"type":"task","id":"12","deleted":true,"record":null,"changed_at":"2026-12-01T08:00:00.000Z"}
+         *
+         *     event: session.started
+         *     data: {"session_id":7,"occurrence_date":"2026-12-01","starts_at":"2026-12-01T08:00:00.000Z","ends_at":"2026-12-01T08:50:00.000Z"}
+         *
+         *     : keep-alive
+         */
+        EventStream: string;
         /** @description One broken rule of a request. */
         FieldError: {
             /**
@@ -4162,6 +4281,109 @@ export interface operations {
             };
         };
     };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from `next_cursor`. */
+                cursor?: string;
+                /** @description Page size, 1–500 (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes and the cursor after it. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sync-expired`: the change-feed cursor is older than the change log keeps; start a full sync again. */
+            410: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listCalendarFeeds: {
         parameters: {
             query?: never;
@@ -4950,6 +5172,98 @@ export interface operations {
             };
             /** @description Absent, or not visible to you. */
             404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Where to resume: a `next_cursor` of `GET /changes` (after its full sync) or an event `id`. `Last-Event-ID` wins. */
+                cursor?: string;
+            };
+            header?: {
+                /** @description The `id` of the last `change` event received: the stream resumes after it. */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream; it stays open. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["EventStream"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sync-expired`: the change-feed cursor is older than the change log keeps; start a full sync again. */
+            410: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];

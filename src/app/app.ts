@@ -3,6 +3,10 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
+import { changesRoutes } from '../features/changes/changes.routes.js';
+import { createChangesService } from '../features/changes/changes.service.js';
+import { createEventHub } from '../features/events/events.hub.js';
+import { eventsRoutes } from '../features/events/events.routes.js';
 import { idempotencyPlugin } from '../features/idempotency/idempotency.plugin.js';
 import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
@@ -94,6 +98,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(etagPlugin);
   await app.register(openapiPlugin);
 
+  const sessions = createSessionsService(storage);
+  const tasks = createTasksService(storage);
+  const changes = createChangesService(storage, { sessions, tasks });
+  const hub = createEventHub({
+    storage,
+    changes,
+    auth,
+    log: app.log,
+    settings: { pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatMs, maxStreams: config.eventsMaxStreams, perToken: config.eventsStreamsPerToken },
+  });
+  // Before the listener closes: it waits for open connections, and a stream never ends by itself.
+  app.addHook('preClose', (done) => {
+    hub.close();
+    done();
+  });
+
   await app.register(systemRoutes, { storage });
   const calendar = createCalendarService(storage);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
@@ -106,8 +126,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
       await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes, { auth });
-      await api.register(sessionsRoutes, { sessions: createSessionsService(storage) });
-      await api.register(tasksRoutes, { tasks: createTasksService(storage) });
+      await api.register(sessionsRoutes, { sessions });
+      await api.register(tasksRoutes, { tasks });
+      await api.register(changesRoutes, { changes });
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
       await api.register(webhooksRoutes, {
@@ -116,5 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  // Outside the concurrency gate (see eventsRoutes): a stream would hold a slot for hours.
+  await app.register(async (live) => live.register(eventsRoutes, { hub, perToken: config.eventsStreamsPerToken }), { prefix: API_PREFIX });
   return app;
 }

@@ -40,6 +40,7 @@ export const openapiPlugin = fp(
           { name: 'webhooks', description: 'Webhooks: the events you may see, POSTed and signed (Standard Webhooks 1.0)' },
           { name: 'auth', description: 'The authenticated user' },
           { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },
+          { name: 'sync', description: 'The change feed and the live event stream' },
           { name: 'operations', description: 'Health, readiness and this document' },
         ],
       },

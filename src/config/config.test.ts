@@ -36,6 +36,10 @@ describe('loadConfig', () => {
       webhookAllowPrivate: false,
       webhookRetryScale: 1,
       drainTimeoutMs: 10000,
+      eventsHeartbeatMs: 15000,
+      eventsPollMs: 250,
+      eventsMaxStreams: 2000,
+      eventsStreamsPerToken: 5,
     });
   });
 

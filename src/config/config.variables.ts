@@ -183,6 +183,35 @@ export const VARIABLES = {
     description: 'After `SIGTERM`/`SIGINT`, in-flight requests get this many milliseconds to finish; then the process exits anyway',
     parse: integer(100),
   }),
+  eventsHeartbeatMs: variable({
+    name: 'EVENTS_HEARTBEAT_MS',
+    default: '15000',
+    accepts: '100–15000',
+    description: 'An event stream (`GET /api/v1/events`) without events gets a comment line this often, milliseconds, 100–15000',
+    parse: integer(100, 15_000),
+  }),
+  eventsPollMs: variable({
+    name: 'EVENTS_POLL_MS',
+    default: '250',
+    accepts: '50–1000',
+    description:
+      'How often an instance with open event streams reads the change log and the occurrence index for them, milliseconds, 50–1000',
+    parse: integer(50, 1_000),
+  }),
+  eventsMaxStreams: variable({
+    name: 'EVENTS_MAX_STREAMS',
+    default: '2000',
+    accepts: '0–100000',
+    description: 'Event streams one instance keeps open at most (beyond: 429 `too-many-streams`); `0` turns the event stream off',
+    parse: integer(0, 100_000),
+  }),
+  eventsStreamsPerToken: variable({
+    name: 'EVENTS_STREAMS_PER_TOKEN',
+    default: '5',
+    accepts: '1–1000',
+    description: 'Event streams one token may hold open on one instance at once (beyond: 429 `too-many-streams`), 1–1000',
+    parse: integer(1, 1_000),
+  }),
 } as const;
 
 type Parsed<V> = V extends Variable<infer T> ? T : never;

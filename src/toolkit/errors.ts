@@ -56,6 +56,10 @@ export const preconditionFailed = () =>
     'If-Match names no current ETag of this record, so nothing was changed; GET it again and retry with its ETag.',
   );
 
+/** A change-feed cursor older than the change log keeps: what changed since may be gone. */
+export const syncExpired = () =>
+  new ApiError(410, 'sync-expired', 'Sync expired', 'This cursor is older than the change log keeps (7 days); start a full sync again without a cursor.');
+
 export const payloadTooLarge = (detail: string) => new ApiError(413, 'payload-too-large', 'Payload too large', detail);
 
 export const unsupportedMediaType = (detail: string) =>
@@ -80,6 +84,12 @@ export function validationFailed(errors: FieldError[], detail?: string, total = 
 export const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'rate-limited', 'Too many requests', `Rate limit exceeded; retry in ${retryAfterSeconds} s.`, undefined, {
     'retry-after': String(retryAfterSeconds),
+  });
+
+/** Too many event streams open for one token. */
+export const tooManyStreams = (max: number) =>
+  new ApiError(429, 'too-many-streams', 'Too many streams', `At most ${max} event streams may be open per token (and a bounded number per server); close one first.`, undefined, {
+    'retry-after': '5',
   });
 
 export const internalError = () =>

@@ -41,6 +41,7 @@ export const problems = {
   404: describe('Absent, or not visible to you.'),
   409: describe('State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After).'),
   412: describe('`precondition-failed`: If-Match names no current ETag of the record; nothing was changed.'),
+  410: describe('`sync-expired`: the change-feed cursor is older than the change log keeps; start a full sync again.'),
   413: describe(`Body over ${BODY_LIMIT_LABEL}.`),
   415: describe('Body is not JSON.'),
   422: describe(

@@ -116,7 +116,8 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
           responses: op.responses,
         };
       }),
-    );
+    // A 200 from the event stream never ends: src/features/events/events.stream.test.ts reads it.
+    ).filter((op) => op.key !== 'GET /api/v1/events');
   });
 
   afterAll(() => {

@@ -138,8 +138,8 @@ describeEachDialect('OpenAPI document', (dialect) => {
       expect(success, where).toHaveLength(1);
       const ok = op.responses[success[0] as string];
       if (success[0] === '204') expect(ok?.content, `${where} 204 has no body`).toBeUndefined();
-      // JSON, except the calendar feed (text/calendar).
-      else expect((ok?.content?.['application/json'] ?? ok?.content?.['text/calendar'])?.schema, where).toBeDefined();
+      // JSON, except the calendar feed (text/calendar) and the event stream (text/event-stream).
+      else expect((ok?.content?.['application/json'] ?? ok?.content?.['text/calendar'] ?? ok?.content?.['text/event-stream'])?.schema, where).toBeDefined();
       for (const code of codes.filter((c) => /^[45]/.test(c))) {
         expect(op.responses[code]?.content, `${where} ${code}`).toEqual({
           'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },

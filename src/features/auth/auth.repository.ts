@@ -88,6 +88,19 @@ export function createAuthRepository(storage: Storage) {
       return found;
     },
 
+    /** Those of the token hashes that are neither revoked nor expired at `now`: one statement for many (the event streams' check). */
+    async activeTokenHashes(hashes: readonly string[], now: string): Promise<Set<string>> {
+      if (hashes.length === 0) return new Set();
+      const rows = await storage.db
+        .selectFrom('tokens')
+        .select('token_hash')
+        .where('token_hash', 'in', [...hashes])
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .execute();
+      return new Set(rows.map((r) => r.token_hash));
+    },
+
     /** Records use of the token; `found` (maybe a cached lookup) carries the new time, so concurrent requests do not write it again. */
     async touchToken(db: Db, found: TokenLookup, at: string): Promise<void> {
       found.lastUsedAt = at;

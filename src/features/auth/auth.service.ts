@@ -59,6 +59,12 @@ export function createAuthService(storage: Storage) {
       return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds], timezone: found.timezone };
     },
 
+    /**
+     * Those of the tokens (by hash, auth.token.ts hashToken) still usable now: how a
+     * long-lived request (an event stream) learns that its token was revoked or expired.
+     */
+    activeTokenHashes: (hashes: readonly string[], now = new Date()) => repo.activeTokenHashes(hashes, now.toISOString()),
+
     /** `GET /me`: the caller as the token lookup found them, no further query. */
     me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),
 

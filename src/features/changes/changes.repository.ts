@@ -23,10 +23,16 @@ export function createChangesRepository(storage: Storage) {
      * Positioned changes after `after` of the sessions of `orgIds` and the tasks of
      * `ownerId`, in commit order, at most `limit`: one index stream per org and one for the
      * owner's tasks, merged. A committed change not positioned yet comes in a later read,
-     * after everything read now.
+     * after everything read now. The streams are separate statements: on PostgreSQL each
+     * may see a later commit of the sequencer than the one before it, so a reader bounds
+     * them by `upTo`, a head() read first (every position up to it is committed and seen by
+     * every later statement); otherwise one stream could run past positions another missed.
      */
-    async after(q: { orgIds: readonly number[]; ownerId: number; after: number; limit: number }): Promise<PositionedChange[]> {
-      const base = () => storage.db.selectFrom('changes').selectAll().where('changes.position', '>', q.after);
+    async after(q: { orgIds: readonly number[]; ownerId: number; after: number; upTo?: number; limit: number }): Promise<PositionedChange[]> {
+      const base = () => {
+        const query = storage.db.selectFrom('changes').selectAll().where('changes.position', '>', q.after);
+        return q.upTo === undefined ? query : query.where('changes.position', '<=', q.upTo);
+      };
       const streams = await Promise.all([
         ...q.orgIds.map((orgId) => base().where('changes.org_id', '=', orgId).orderBy('changes.position').limit(q.limit).execute()),
         base().where('changes.owner_id', '=', q.ownerId).where('changes.kind', '=', 'task').orderBy('changes.position').limit(q.limit).execute(),
@@ -35,10 +41,26 @@ export function createChangesRepository(storage: Storage) {
       return rows.sort((a, b) => a.position - b.position).slice(0, q.limit);
     },
 
-    /** The newest position given (0: none yet): where a full sync continues from. */
+    /** The newest position given (0: none yet): where a full sync continues from, and the bound of a read. */
     async head(): Promise<number> {
       const row = await storage.db.selectFrom('changes').select((eb) => eb.fn.max('position').as('top')).executeTakeFirst();
       return Number(row?.top ?? 0);
+    },
+
+    /**
+     * Every positioned change after `after` up to `upTo`, whoever may see it, at most
+     * `limit`: the one read an instance's event-stream poller makes for all its streams.
+     */
+    async allAfter(q: { after: number; upTo: number; limit: number }): Promise<PositionedChange[]> {
+      const rows = await storage.db
+        .selectFrom('changes')
+        .selectAll()
+        .where('position', '>', q.after)
+        .where('position', '<=', q.upTo)
+        .orderBy('position')
+        .limit(q.limit)
+        .execute();
+      return rows as PositionedChange[];
     },
 
     /** Deletes up to `limit` changes older than `before`; returns how many. */

@@ -4,6 +4,7 @@ import { type FieldError, conflict, forbidden, notFound, validationFailed } from
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
+import { visiblePage, visibleRecords } from './sessions.feed.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
@@ -11,6 +12,7 @@ import { type SessionModel, columnsOf, modelFromRow, writableFields } from './se
 import { daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
+import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules, isFlagged } from './sessions.rules.js';
 import {
   type CreateSessionBody,
@@ -216,5 +218,9 @@ export function createSessionsService(storage: Storage) {
     participate: (user: AuthenticatedUser, id: number, action: ParticipationAction, date?: string) => participate(ctx, user, id, action, date),
     /** One step of the occurrence indexer (see indexStep); the server runs it in the background. */
     indexStep: (batch: number, now?: Date) => indexStep(ctx, { batch, now }),
+    /** For the change feed: the current records of those of `ids` the user can see. */
+    visibleRecords: (user: AuthenticatedUser, ids: readonly number[]) => visibleRecords(ctx, user, ids),
+    /** For the change feed's full sync: a page of every session the user can see. */
+    visiblePage: (user: AuthenticatedUser, q: { after: PageKey | undefined; limit: number }) => visiblePage(ctx, user, q),
   };
 }

@@ -23,6 +23,12 @@ export function createTasksRepository(storage: Storage) {
       return storage.forUpdate(db.selectFrom('tasks').selectAll().where('id', '=', q.id).where('owner_id', '=', q.ownerId)).executeTakeFirst();
     },
 
+    /** Those of `ids` the owner has. */
+    async byIds(q: { ownerId: number; ids: readonly number[] }): Promise<TaskRow[]> {
+      if (q.ids.length === 0) return [];
+      return storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId).where('id', 'in', [...new Set(q.ids)]).execute();
+    },
+
     async list(q: { ownerId: number; sessionId?: number; isCompleted?: boolean; afterId?: number; limit: number }): Promise<TaskRow[]> {
       let query = storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId);
       if (q.sessionId !== undefined) query = query.where('session_id', '=', q.sessionId);

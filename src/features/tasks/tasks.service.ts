@@ -68,6 +68,18 @@ export function createTasksService(storage: Storage) {
       };
     },
 
+    /** For the change feed: the current records of those of `ids` the user owns, by id (one query). */
+    async records(user: AuthenticatedUser, ids: readonly number[]): Promise<Map<number, Task>> {
+      const rows = await repo.byIds({ ownerId: user.id, ids });
+      return new Map(rows.map((r) => [r.id, toTask(r, user.handle)]));
+    },
+
+    /** For the change feed's full sync: the user's tasks after `afterId`, in id order. */
+    async page(user: AuthenticatedUser, q: { afterId: number; limit: number }): Promise<{ records: Task[]; more: boolean }> {
+      const rows = await repo.list({ ownerId: user.id, afterId: q.afterId, limit: q.limit + 1 });
+      return { records: rows.slice(0, q.limit).map((r) => toTask(r, user.handle)), more: rows.length > q.limit };
+    },
+
     async get(user: AuthenticatedUser, id: number): Promise<Task> {
       const row = await repo.find(storage.db, { ownerId: user.id, id });
       if (row === undefined) throw notFound('task');

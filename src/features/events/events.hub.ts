@@ -1,0 +1,261 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Storage } from '../../storage/database.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import type { AuthService } from '../auth/auth.service.js';
+import type { PositionedChange } from '../changes/changes.repository.js';
+import { createChangesRepository } from '../changes/changes.repository.js';
+import { type ChangesService, encodeFeedCursor } from '../changes/changes.service.js';
+import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
+
+export interface HubSettings {
+  pollMs: number;
+  heartbeatMs: number;
+  maxStreams: number;
+  perToken: number;
+}
+
+/** Change rows the poller reads in one look; the rest on the next tick. */
+const POLL_BATCH = 5_000;
+/** Feed pages one stream is sent per tick while catching up, so one far-behind stream cannot hold a tick. */
+const PAGES_PER_TICK = 5;
+const PAGE = 100;
+/** Streams caught up at once after a change (each a few queries): bounded, the pool is shared with requests. */
+const PUMP_WIDTH = 8;
+/** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Token revocation and expiry are checked this often. */
+const TOKEN_CHECK_MS = 1_000;
+/** Socket writes between two yields to the event loop. */
+const WRITE_BATCH = 100;
+
+interface Stream {
+  user: AuthenticatedUser;
+  tokenHash: string;
+  res: ServerResponse;
+  /** The log position everything up to which was sent (or was nothing for this user). */
+  cursor: number;
+  lastWriteAt: number;
+  busy: boolean;
+  closed: boolean;
+}
+
+export type EventHub = ReturnType<typeof createEventHub>;
+
+/**
+ * The event streams of one instance. One poller serves them all: every `pollMs` it reads
+ * the change log's head and, when it moved, the new rows (one statement for every stream),
+ * then catches up through the change feed only the streams those rows may concern; the
+ * feed checks visibility per user. The occurrence index tells which occurrences started or
+ * ended since the last look. Nothing runs while no stream is open.
+ */
+export function createEventHub(deps: { storage: Storage; changes: ChangesService; auth: AuthService; settings: HubSettings; log: FastifyBaseLogger }) {
+  const { settings } = deps;
+  const log = createChangesRepository(deps.storage);
+  const occurrences = createOccurrenceFeed(deps.storage);
+  const streams = new Set<Stream>();
+  let timer: NodeJS.Timeout | undefined;
+  let closing = false;
+  /** The log position the poller has looked at (undefined until its first look). */
+  let known: number | undefined;
+  /** The instant through which occurrences' starts and ends were announced (undefined: since the hub was idle). */
+  let announcedThrough: string | undefined;
+  let tokensCheckedAt = Date.now();
+
+  const write = (stream: Stream, text: string) => {
+    if (stream.closed) return;
+    stream.res.write(text);
+    stream.lastWriteAt = Date.now();
+    if (stream.res.writableLength > MAX_BUFFERED_BYTES) end(stream);
+  };
+
+  function end(stream: Stream) {
+    if (stream.closed) return;
+    stream.closed = true;
+    streams.delete(stream);
+    // Ended and then gone: a socket left half-open by its client would keep a closing
+    // server waiting for it.
+    stream.res.end();
+    stream.res.socket?.destroySoon();
+  }
+
+  /** Writes to many sockets, yielding to the event loop every WRITE_BATCH: a write costs tens of microseconds. */
+  async function writeAll(list: readonly Stream[], text: string): Promise<void> {
+    for (let i = 0; i < list.length; i++) {
+      write(list[i] as Stream, text);
+      if ((i + 1) % WRITE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  const relevant = (stream: Stream, rows: readonly PositionedChange[]) =>
+    rows.some((r) => (r.kind === 'task' ? r.owner_id === stream.user.id : r.org_id !== null && stream.user.orgIds.includes(r.org_id)));
+
+  /**
+   * Sends a group of streams of one user at one cursor (several devices, several tabs)
+   * what changed after it up to `upTo`, through the change feed (visibility per user): the
+   * feed is read once for the group.
+   */
+  async function pump(group: Stream[], upTo: number): Promise<void> {
+    const first = group.find((s) => !s.busy && !s.closed);
+    if (first === undefined) return;
+    // Only those still at the group's cursor: one that moved meanwhile is pumped on its own next time.
+    const ready = group.filter((s) => !s.busy && !s.closed && s.cursor === first.cursor);
+    for (const s of ready) s.busy = true;
+    try {
+      let cursor = first.cursor;
+      for (let pages = 0; pages < PAGES_PER_TICK && cursor < upTo; pages++) {
+        const page = await deps.changes.since(first.user, { after: cursor, upTo, limit: PAGE });
+        const text = page.entries
+          .map(({ entry, position, changedAt }) => {
+            const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
+            return `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`;
+          })
+          .join('');
+        if (text !== '') await writeAll(ready, text);
+        if (page.next.head <= cursor) break;
+        cursor = page.next.head;
+        for (const s of ready) s.cursor = cursor;
+      }
+    } finally {
+      for (const s of ready) s.busy = false;
+    }
+  }
+
+  /** Pumps the streams by group, a few groups at a time, yielding to the event loop between groups (SQLite's statements run on it). */
+  async function pumpAll(list: Stream[], upTo: number) {
+    const groups = new Map<string, Stream[]>();
+    for (const s of list) {
+      const key = `${s.user.id}:${s.user.orgIds.join(',')}:${s.cursor}`;
+      groups.set(key, [...(groups.get(key) ?? []), s]);
+    }
+    const queue = [...groups.values()];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(PUMP_WIDTH, queue.length) }, async () => {
+        while (next < queue.length) {
+          await pump(queue[next++] as Stream[], upTo);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }),
+    );
+  }
+
+  async function followLog(): Promise<void> {
+    const head = await deps.changes.head();
+    const from = known ?? head;
+    let through = head;
+    let rows: PositionedChange[] = [];
+    if (head > from) {
+      rows = await log.allAfter({ after: from, upTo: head, limit: POLL_BATCH });
+      through = rows.length < POLL_BATCH ? head : (rows.at(-1)?.position ?? head);
+    }
+    const behind: Stream[] = [];
+    for (const stream of streams) {
+      if (stream.cursor >= through) continue;
+      // In step with the poller and nothing new concerns it: move on without a query.
+      if (stream.cursor >= from && !relevant(stream, rows)) stream.cursor = through;
+      else behind.push(stream);
+    }
+    await pumpAll(behind, through);
+    known = through;
+  }
+
+  async function announceOccurrences(): Promise<void> {
+    const now = new Date().toISOString();
+    // Idle until now: what started while no stream was open is nobody's news.
+    if (announcedThrough === undefined) announcedThrough = now;
+    if (now <= announcedThrough) return;
+    const found = await occurrences.between(announcedThrough, now);
+    announcedThrough = now;
+    for (const o of found) {
+      for (const stream of streams) if (stream.user.orgIds.includes(o.org_id) && o.users.has(stream.user.id)) send(stream, o);
+    }
+  }
+
+  const send = (stream: Stream, o: Occurrence) =>
+    write(stream, `event: ${o.event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at })}\n\n`);
+
+  async function checkTokens(): Promise<void> {
+    if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS) return;
+    tokensCheckedAt = Date.now();
+    const active = await deps.auth.activeTokenHashes([...new Set([...streams].map((s) => s.tokenHash))]);
+    for (const stream of streams) if (!active.has(stream.tokenHash)) end(stream);
+  }
+
+  async function heartbeat() {
+    const due = Date.now() - settings.heartbeatMs;
+    await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
+  }
+
+  /** One tick at a time: a stream opening while one runs must not start a second loop beside it. */
+  let ticking = false;
+  function schedule(delayMs: number) {
+    if (timer === undefined && !ticking && !closing) timer = setTimeout(() => void tick(), delayMs);
+  }
+
+  async function tick(): Promise<void> {
+    timer = undefined;
+    ticking = true;
+    for (const step of [checkTokens, followLog, announceOccurrences]) {
+      if (streams.size === 0 || closing) break;
+      try {
+        await step();
+      } catch (error) {
+        // The database may be away a moment; the streams stay open and the next tick tries again.
+        deps.log.warn({ err: error }, 'event streams: a poll failed; retrying');
+      }
+    }
+    await heartbeat().catch((error: unknown) => deps.log.warn({ err: error }, 'event streams: a heartbeat failed'));
+    ticking = false;
+    if (streams.size > 0 && !closing) schedule(settings.pollMs);
+    else {
+      known = undefined;
+      announcedThrough = undefined;
+    }
+  }
+
+  return {
+    /** How many streams one more for this token would make too many; undefined when it may open. */
+    refusal(tokenHash: string): number | undefined {
+      if (closing || streams.size >= settings.maxStreams) return settings.perToken;
+      let mine = 0;
+      for (const s of streams) if (s.tokenHash === tokenHash) mine++;
+      return mine >= settings.perToken ? settings.perToken : undefined;
+    },
+
+    /** The position a stream without a cursor starts after: the log's head now. */
+    head: () => deps.changes.head(),
+
+    /**
+     * Adds a stream whose response head is written; it is sent what changed after `cursor`.
+     * Synchronous up to the catch-up, so that a shutdown cannot slip between the response
+     * head and the stream's registration.
+     */
+    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number }): Promise<void> {
+      if (closing) {
+        q.res.end();
+        return;
+      }
+      const stream: Stream = { user: q.user, tokenHash: q.tokenHash, res: q.res, cursor: q.cursor, lastWriteAt: Date.now(), busy: false, closed: false };
+      streams.add(stream);
+      q.res.once('close', () => {
+        stream.closed = true;
+        streams.delete(stream);
+      });
+      schedule(0);
+      // Catching up from an old cursor starts at once, not at the next tick.
+      if (known !== undefined && q.cursor < known) await pump([stream], known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
+    },
+
+    get size() {
+      return streams.size;
+    },
+
+    /** Ends every stream (shutdown): clients reconnect elsewhere with Last-Event-ID. */
+    close() {
+      closing = true;
+      if (timer !== undefined) clearTimeout(timer);
+      for (const stream of [...streams]) end(stream);
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../../../test/helpers/harness.js';
+import { http } from '../../../test/helpers/http.js';
+import { type SseStream, openSse } from '../../../test/helpers/sse.js';
+import { buildApp } from '../../app/app.js';
+import { startJobs } from '../../server.jobs.js';
+import { type Storage, openStorage } from '../../storage/database.js';
+import { createAuthService } from '../auth/auth.service.js';
+
+/*
+ * The event stream over a real socket, one in-process server per database (the
+ * multi-instance suite covers several processes). Short heartbeat and poll intervals,
+ * and request deadlines far shorter than the streams live.
+ */
+
+const HEARTBEAT_MS = 300;
+const session = (name: string, isPublic: boolean, orgId = 1) => ({
+  org_id: orgId, name, type: 'standard', duration: 30, schedule: '2026-05-01', time: '9:00 AM', is_public: isPublic,
+});
+
+describeEachDialect('GET /events', (dialect) => {
+  let database: TestDatabase;
+  let storage: Storage;
+  let app: FastifyInstance;
+  let base = '';
+  const tokens: Record<string, { token: string; id: number }> = {};
+  const opened: SseStream[] = [];
+
+  const call = (who: string, method: string, path: string, body?: unknown) => http(base, method, path, tokens[who]?.token, body);
+  const stream = async (who: string, path = '/api/v1/events', headers: Record<string, string> = {}) => {
+    const s = await openSse(base, path, tokens[who]?.token ?? '', headers);
+    opened.push(s);
+    return s;
+  };
+  const data = (e: { data: string }) => JSON.parse(e.data) as { type: string; id: string; deleted: boolean; record: { name?: string } | null };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(dialect);
+    storage = openStorage({ databaseUrl: database.url });
+    const env = { EVENTS_HEARTBEAT_MS: String(HEARTBEAT_MS), EVENTS_POLL_MS: '50', EVENTS_STREAMS_PER_TOKEN: '2', HEADERS_TIMEOUT_MS: '200', BODY_TIMEOUT_MS: '200' };
+    app = await buildApp({ config: testConfig(database.url, env), storage, logger: false });
+    startJobs(app);
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const auth = createAuthService(storage);
+    for (const [handle, orgs] of [['alice', [1]], ['bob', [1]], ['carol', [2]], ...Array.from({ length: 40 }, (_, i) => [`u${i}`, [1]])] as [string, number[]][]) {
+      await auth.addUser(handle, orgs);
+      tokens[handle] = await auth.issueToken(handle);
+    }
+  });
+
+  afterAll(async () => {
+    for (const s of opened) s.close();
+    await app.close();
+    await storage.close();
+    await database.drop();
+  });
+
+  it('pushes each change to the streams of the users who may see it, and only to them', async () => {
+    const [alice, bob, carol] = [await stream('alice'), await stream('bob'), await stream('carol')];
+    expect(alice.status).toBe(200);
+    expect(alice.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const hidden = (await call('bob', 'POST', '/api/v1/sessions', session('bob private', false))).body as { data: { id: number } };
+    const shown = (await call('bob', 'POST', '/api/v1/sessions', session('bob public', true))).body as { data: { id: number } };
+    const seen = await alice.waitFor((e) => e.event === 'change' && data(e).id === String(shown.data.id));
+    expect(data(seen).record?.name).toBe('bob public');
+    expect(seen.id).toMatch(/^[A-Za-z0-9_-]+$/);
+    await bob.waitFor((e) => e.event === 'change' && data(e).id === String(hidden.data.id));
+    await bob.waitFor((e) => e.event === 'change' && data(e).id === String(shown.data.id));
+    expect(alice.events.filter((e) => e.event === 'change' && data(e).id === String(hidden.data.id))).toEqual([]);
+    expect(carol.events).toEqual([]);
+    for (const s of [alice, bob, carol]) s.close();
+  });
+
+  it('gives every stream of one user every change, while changes keep coming', async () => {
+    const streams = await Promise.all(Array.from({ length: 12 }, (_, i) => stream(`u${30 + (i % 6)}`)));
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      ids.push(String(((await call('alice', 'POST', '/api/v1/sessions', session(`burst ${i}`, true))).body as { data: { id: number } }).data.id));
+      if (i % 3 === 0) await new Promise((r) => setTimeout(r, 60));
+    }
+    for (const s of streams) {
+      await s.waitFor((e) => e.event === 'change' && data(e).id === ids.at(-1), 5_000);
+      expect(s.events.filter((e) => e.event === 'change').map((e) => data(e).id)).toEqual(ids);
+      s.close();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
+  it('sends a comment line when nothing else was sent for the heartbeat interval, past every request deadline', async () => {
+    const quiet = await stream('carol');
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 4));
+    expect(quiet.comments.length).toBeGreaterThanOrEqual(2);
+    const gaps = quiet.comments.slice(1).map((c, i) => c.at - (quiet.comments[i]?.at ?? 0));
+    expect(Math.max(...gaps)).toBeLessThan(HEARTBEAT_MS * 2);
+    quiet.close();
+  });
+
+  it('resumes after a dropped connection with exactly the events missed', async () => {
+    const first = await stream('u1');
+    const s = (await call('u1', 'POST', '/api/v1/sessions', session('resume', false))).body as { data: { id: number } };
+    const created = await first.waitFor((e) => e.event === 'change' && data(e).id === String(s.data.id));
+    first.close();
+    const missed: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const task = (await call('u1', 'POST', '/api/v1/tasks', { context: `missed ${i}`, session_id: s.data.id })).body as { data: { id: string } };
+      missed.push(task.data.id);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    for (const resumed of [await stream('u1', '/api/v1/events', { 'last-event-id': created.id ?? '' }), await stream('u1', `/api/v1/events?cursor=${created.id ?? ''}`)]) {
+      await resumed.waitFor((e) => e.event === 'change' && data(e).id === missed[2]);
+      expect(resumed.events.filter((e) => e.event === 'change').map((e) => `${data(e).type}:${data(e).id}`)).toEqual(missed.map((id) => `task:${id}`));
+      resumed.close();
+    }
+  });
+
+  it('announces session.started and session.ended to those involved, from the occurrence index', async () => {
+    const [alice, bob] = [await stream('alice'), await stream('bob')];
+    const created = (await call('alice', 'POST', '/api/v1/sessions', session('soon', true))).body as { data: { id: number } };
+    // The session's minutes moved to the next seconds, so that the test need not wait for a minute boundary.
+    const startsAt = new Date(Date.now() + 1_000).toISOString();
+    const endsAt = new Date(Date.now() + 2_000).toISOString();
+    await storage.db.updateTable('session_occurrences').set({ starts_at: startsAt, ends_at: endsAt }).where('session_id', '=', created.data.id).execute();
+    const started = await alice.waitFor((e) => e.event === 'session.started', 5_000);
+    expect(JSON.parse(started.data)).toEqual({ session_id: created.data.id, occurrence_date: '2026-05-01', starts_at: startsAt, ends_at: endsAt });
+    expect(started.at).toBeGreaterThanOrEqual(Date.parse(startsAt));
+    const ended = await alice.waitFor((e) => e.event === 'session.ended', 5_000);
+    expect(JSON.parse(ended.data)).toEqual(JSON.parse(started.data));
+    // Bob sees the public session but is not involved in it.
+    expect(bob.events.filter((e) => e.event.startsWith('session.'))).toEqual([]);
+    alice.close();
+    bob.close();
+  });
+
+  it('refuses a stream beyond the per-token limit with 429 too-many-streams', async () => {
+    const [a, b] = [await stream('u0'), await stream('u0')];
+    const refused = await stream('u0');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect((refused.body as { type: string }).type).toBe('https://focus.dev/problems/too-many-streams');
+    a.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await stream('u0');
+    expect(again.status).toBe(200);
+    again.close();
+    b.close();
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
+  it('refuses bad cursors and an unfinished full sync’s cursor', async () => {
+    expect((await stream('alice', '/api/v1/events?cursor=nope')).status).toBe(422);
+    const sync = (await call('alice', 'GET', '/api/v1/changes?limit=1')).body as { next_cursor: string };
+    expect((await stream('alice', '/api/v1/events', { 'last-event-id': sync.next_cursor })).status).toBe(422);
+    expect((await openSse(base, '/api/v1/events', 'fst_nope')).status).toBe(401);
+  });
+
+  it('holds no concurrency-gate slot: other requests are served with many streams open', async () => {
+    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => stream(`u${10 + i}`)));
+    expect(many.every((s) => s.status === 200)).toBe(true);
+    expect((await call('alice', 'GET', '/api/v1/me')).status).toBe(200);
+    for (const s of many) s.close();
+  });
+
+  it('ends a stream once its token is revoked', async () => {
+    const s = await stream('u9');
+    await createAuthService(storage).revokeToken(tokens.u9?.id ?? 0);
+    const closed = await Promise.race([s.ended.then(() => true), new Promise((r) => setTimeout(() => r(false), 3_000))]);
+    expect(closed).toBe(true);
+  });
+
+  it('ends every stream when the server closes, well within the drain deadline', async () => {
+    // A server of its own, so that only its streams are open when it closes.
+    const own = await buildApp({ config: testConfig(database.url), storage, logger: false });
+    const ownBase = await own.listen({ port: 0, host: '127.0.0.1' });
+    const streams = await Promise.all(['alice', 'bob', 'u2'].map((who) => openSse(ownBase, '/api/v1/events', tokens[who]?.token ?? '')));
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+    const started = Date.now();
+    await own.close();
+    await Promise.all(streams.map((s) => s.ended));
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+});
