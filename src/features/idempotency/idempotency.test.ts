@@ -236,12 +236,14 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
     const doc = (await t.anonymous.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, any>> };
     const posts = Object.entries(doc.paths).flatMap(([path, ops]) => (ops.post === undefined ? [] : [[path, ops.post]]));
     expect(posts.map(([path]) => path).sort()).toEqual([
+      '/api/v1/calendar-feeds',
       '/api/v1/sessions',
       '/api/v1/sessions/{id}/complete',
       '/api/v1/sessions/{id}/join',
       '/api/v1/sessions/{id}/leave',
       '/api/v1/tasks',
       '/api/v1/tasks/bulk',
+      '/api/v1/webhooks',
     ]);
     for (const [path, op] of posts) {
       expect(op.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key'), path).toBeDefined();
