@@ -162,10 +162,13 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     await loopDelay(service.child, service.probeFile);
     let received = 0;
     const sockets: { destroy(): void }[] = [];
+    // Per stream: the change ids it received, and whether the server ended it.
+    const perStream = Array.from({ length: o.clients }, (_, i) => ({ user: i % o.tokens.length, ids: [] as string[], ended: '' }));
     await Promise.all(
       Array.from({ length: o.clients }, (_, i) =>
         new Promise<void>((resolve, reject) => {
           const token = (o.tokens[i % o.tokens.length] as LiveUser).token;
+          const mine = perStream[i] as (typeof perStream)[number];
           // agent: false: Node's global agent times out a socket idle for 5 s, as a stream is between events.
           const req = request(`${service.base}/api/v1/events`, { agent: false, headers: { ...auth(token), accept: 'text/event-stream' } }, (res) => {
             if (res.statusCode !== 200) reject(new Error(`stream ${i}: ${res.statusCode}`));
@@ -175,8 +178,15 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
               buffer += chunk;
               const blocks = buffer.split('\n\n');
               buffer = blocks.pop() ?? '';
-              received += blocks.filter((b) => b.startsWith('event: change')).length;
+              for (const b of blocks) {
+                if (!b.startsWith('event: change')) continue;
+                received++;
+                const data = b.split('\n').find((l) => l.startsWith('data: '));
+                mine.ids.push(data === undefined ? '?' : String((JSON.parse(data.slice(6)) as { id: string }).id));
+              }
             });
+            // Before the bench destroys the sockets: the server ended the stream (or the connection broke).
+            res.on('close', () => (mine.ended ||= 'closed'));
             resolve();
           });
           req.on('error', reject);
@@ -193,15 +203,18 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     const attempts = 20;
     let writes = 0;
     const failures: number[] = [];
+    const written: string[] = [];
     for (let i = 0; i < attempts; i++) {
       const res = await fetch(`${service.base}/api/v1/sessions`, {
         method: 'POST',
         headers: { ...auth(o.writer.token), 'content-type': 'application/json' },
         body: JSON.stringify({ org_id: o.orgId, name: `live bench ${i}`, type: 'standard', duration: 30, schedule: '2026-06-01', time: '9:00 AM', is_public: true }),
       });
-      if (res.status === 201) writes++;
-      else failures.push(res.status);
-      await res.text();
+      const body = await res.text();
+      if (res.status === 201) {
+        writes++;
+        written.push(String((JSON.parse(body) as { data: { id: number } }).data.id));
+      } else failures.push(res.status);
       await new Promise((r) => setTimeout(r, 100));
     }
     if (failures.length > 0) o.log(`  (writes refused: ${failures.join(', ')})`);
@@ -210,6 +223,15 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     const lag = Date.now() - pushed;
     const peak = Math.max(opened, rssMb(service.child.pid as number));
     const delay = await loopDelay(service.child, service.probeFile);
+    // Whole streams missing (ended by the server, or never sent to) or particular changes missing: they have different causes.
+    const count = (f: (s: (typeof perStream)[number]) => boolean) => perStream.filter(f).length;
+    const perChange = written.length === 0 ? [0] : written.map((id) => count((s) => s.ids.includes(id)));
+    const duplicated = count((s) => new Set(s.ids).size < s.ids.length);
+    o.log(
+      `  per stream: ${count((s) => s.ids.length === writes)} received every change, ${count((s) => s.ids.length > 0 && s.ids.length < writes)} some, ${count((s) => s.ids.length === 0)} none, ${duplicated} some twice; ` +
+        `${count((s) => s.ended !== '')} ended by the server (${[...new Set(perStream.filter((s) => s.ended !== '').map((s) => o.tokens[s.user]?.handle))].join(', ') || 'none'}); ` +
+        `each change reached ${Math.min(...perChange)}–${Math.max(...perChange)} streams`,
+    );
     for (const s of sockets) s.destroy();
     const extra = peak - before;
     o.log(`  ${o.clients} event streams: RSS ${before.toFixed(0)} → ${opened.toFixed(0)} MB open, ${peak.toFixed(0)} MB after ${writes} changes pushed; ${received} change events received (expected ${writes * o.clients}), the last ${lag} ms after the last change; loop delay max ${delay.max} ms, p99 ${delay.p99} ms`);

@@ -178,8 +178,11 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   async function checkTokens(): Promise<void> {
     if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS) return;
     tokensCheckedAt = Date.now();
-    const active = await deps.auth.activeTokenHashes([...new Set([...streams].map((s) => s.tokenHash))]);
-    for (const stream of streams) if (!active.has(stream.tokenHash)) end(stream);
+    const checked = new Set([...streams].map((s) => s.tokenHash));
+    const active = await deps.auth.activeTokenHashes([...checked]);
+    // Only the tokens asked about: a stream that opened while the query ran, with a token
+    // no stream had before, is not in the answer and was authenticated just now.
+    for (const stream of streams) if (checked.has(stream.tokenHash) && !active.has(stream.tokenHash)) end(stream);
   }
 
   async function heartbeat() {
