@@ -3,28 +3,9 @@
  * run in-process against a Storage whose Kysely carries a capturing plugin, and
  * every captured statement is compiled and EXPLAINed on the same database.
  */
-import {
-  CompiledQuery,
-  type KyselyPlugin,
-  type PluginTransformQueryArgs,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  type RootOperationNode,
-  type UnknownRow,
-  createQueryId,
-} from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { StatementCapture } from '../test/helpers/statements.js';
 import type { Storage } from './service-calls.js';
-
-class CapturePlugin implements KyselyPlugin {
-  readonly nodes: RootOperationNode[] = [];
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.nodes.push(args.node);
-    return args.node;
-  }
-  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return Promise.resolve(args.result);
-  }
-}
 
 export interface Plan {
   sql: string;
@@ -53,12 +34,11 @@ function fullScansIn(lines: string[]): string[] {
 
 /** Runs fn against a capturing Storage and returns the plan of each statement it issued. */
 export async function explainCalls(storage: Storage, fn: (captured: Storage) => Promise<unknown>): Promise<Plan[]> {
-  const capture = new CapturePlugin();
+  const capture = new StatementCapture();
   const captured: Storage = { ...storage, db: storage.db.withPlugin(capture) };
   await fn(captured);
   const plans: Plan[] = [];
-  for (const node of capture.nodes) {
-    const compiled = storage.db.getExecutor().compileQuery(node, createQueryId());
+  for (const compiled of capture.compiled(storage.db)) {
     if (!/^\s*select/i.test(compiled.sql)) continue; // writes (token touch) are by primary key
     const prefix = storage.engine === 'sqlite' ? 'explain query plan ' : 'explain ';
     const result = await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
