@@ -44,12 +44,16 @@ const INDEXER_BATCH = 200;
  * when the app closes.
  */
 function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
-  const timers: NodeJS.Timeout[] = [];
+  // One pending timer per job: a job runs every 200 ms, so keeping each would grow without end.
+  const timers = new Map<Job, NodeJS.Timeout>();
   let closed = false;
+  // Steps in flight: closing waits for them, so none still queries the storage the app closes next.
+  const running = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
     closed = true;
-    for (const timer of timers) clearTimeout(timer);
+    for (const timer of timers.values()) clearTimeout(timer);
     await Promise.all(jobs.map((job) => job.stop?.() ?? Promise.resolve()));
+    await Promise.allSettled([...running]);
   });
   for (const job of jobs) {
     const run = async (): Promise<void> => {
@@ -63,9 +67,14 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
       } catch (error) {
         app.log.warn({ err: error, job: job.name }, 'background job failed; it runs again later');
       }
-      if (!closed) timers.push(setTimeout(() => void run(), job.everyMs).unref());
+      if (!closed) timers.set(job, setTimeout(start, job.everyMs).unref());
     };
-    void run();
+    const start = (): void => {
+      const step = run();
+      running.add(step);
+      void step.finally(() => running.delete(step));
+    };
+    start();
   }
 }
 
