@@ -1,8 +1,21 @@
 import type { Db, Storage } from '../../storage/database.js';
+import { type Audience, parseJson } from '../../storage/columns.js';
 import type { ChangeRow, NewChange } from '../../storage/tables.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
 
 /** A change-log row that has its place in commit order. */
 export type PositionedChange = ChangeRow & { position: number };
+
+/**
+ * Whether `user` could see a changed session before the change, from what its row kept of
+ * the audience: the change feed and webhooks tell a deletion or a lost sight only to them.
+ * A user no longer in the session's org is told nothing.
+ */
+export function sawBefore(user: AuthenticatedUser, row: ChangeRow): boolean {
+  if (row.audience === null || row.org_id === null || !user.orgIds.includes(row.org_id)) return false;
+  const audience: Audience = parseJson(row.audience);
+  return audience.public || audience.users.includes(user.id);
+}
 
 export type ChangesRepository = ReturnType<typeof createChangesRepository>;
 

@@ -1,4 +1,3 @@
-import { type Audience, parseJson } from '../../storage/columns.js';
 import type { Storage } from '../../storage/database.js';
 import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
 import { syncExpired, validationFailed } from '../../toolkit/errors.js';
@@ -6,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TasksService } from '../tasks/tasks.service.js';
-import { type ChangesRepository, type PositionedChange, createChangesRepository } from './changes.repository.js';
+import { type ChangesRepository, type PositionedChange, createChangesRepository, sawBefore } from './changes.repository.js';
 import { type ChangeEntry, type ChangesQuery, DEFAULT_CHANGES_PAGE } from './changes.schema.js';
 
 /** A cursor is honoured this long; the log keeps changes a day longer (server.jobs.ts CHANGE_RETENTION_MS). */
@@ -57,13 +56,6 @@ export interface FeedPage {
 }
 
 const sizeOf = (entry: ChangeEntry) => Buffer.byteLength(JSON.stringify(entry));
-
-/** The user could see the session before this change (what the change row kept of its audience). */
-function sawBefore(user: AuthenticatedUser, row: PositionedChange): boolean {
-  if (row.audience === null || row.org_id === null || !user.orgIds.includes(row.org_id)) return false;
-  const audience: Audience = parseJson(row.audience);
-  return audience.public || audience.users.includes(user.id);
-}
 
 export type ChangesService = ReturnType<typeof createChangesService>;
 

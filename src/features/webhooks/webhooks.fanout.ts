@@ -1,9 +1,9 @@
-import { type Audience, parseJson } from '../../storage/columns.js';
+import { parseJson } from '../../storage/columns.js';
 import type { Storage } from '../../storage/database.js';
 import type { NewWebhookDelivery, TaskRow } from '../../storage/tables.js';
 import { ApiError } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import type { PositionedChange } from '../changes/changes.repository.js';
+import { type PositionedChange, sawBefore } from '../changes/changes.repository.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { toTask } from '../tasks/tasks.model.js';
 import type { WebhookEvent } from './webhooks.events.js';
@@ -14,13 +14,6 @@ import { createWebhooksRepository } from './webhooks.repository.js';
 export const FANOUT_BATCH = 500;
 
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
-
-/** Whether the user could see the session before the change (its logged audience). */
-function sawBefore(change: PositionedChange, user: AuthenticatedUser): boolean {
-  if (change.audience === null) return false;
-  const audience: Audience = parseJson(change.audience);
-  return (audience.public && change.org_id !== null && user.orgIds.includes(change.org_id)) || audience.users.includes(user.id);
-}
 
 /**
  * Turns change-log rows into deliveries: for every webhook of a user who may see the
@@ -85,7 +78,7 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
           // Deleted since (or now): the id is all there is to tell.
           data = row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle);
         } else {
-          const before = sawBefore(change, hook.user);
+          const before = sawBefore(hook.user, change);
           if (change.action === 'deleted') {
             if (!before) continue;
             type = 'session.deleted';
