@@ -28,6 +28,7 @@ import { validatorCompiler } from '../toolkit/validation.js';
 import { bodilessPlugin } from './bodiless.plugin.js';
 import { clientErrorHandler } from './client-errors.js';
 import { concurrencyPlugin } from './concurrency.plugin.js';
+import { drainPlugin } from './drain.plugin.js';
 import { errorsPlugin, frameworkErrors } from './errors.plugin.js';
 import { etagPlugin } from './etag.plugin.js';
 import { jsonBodyPlugin } from './json-body.plugin.js';
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
   const { storage } = app;
   const auth = createAuthService(storage);
+  await app.register(drainPlugin);
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });

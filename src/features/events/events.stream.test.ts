@@ -15,6 +15,12 @@ import { createAuthService } from '../auth/auth.service.js';
  */
 
 const HEARTBEAT_MS = 300;
+/**
+ * The header and body deadlines (a request gets both): far shorter than a stream lives, yet
+ * long enough that this process's own requests, sent from the loop that also serves them,
+ * arrive in time on a machine busy with other suites (200 ms gave 408s there).
+ */
+const DEADLINE_MS = 1_000;
 const session = (name: string, isPublic: boolean, orgId = 1) => ({
   org_id: orgId, name, type: 'standard', duration: 30, schedule: '2026-05-01', time: '9:00 AM', is_public: isPublic,
 });
@@ -28,6 +34,12 @@ describeEachDialect('GET /events', (dialect) => {
   const opened: SseStream[] = [];
 
   const call = (who: string, method: string, path: string, body?: unknown) => http(base, method, path, tokens[who]?.token, body);
+  /** Creates a session or task and returns its id; any other answer fails the test with its body. */
+  const create = async (who: string, path: string, body: unknown): Promise<string> => {
+    const res = await call(who, 'POST', path, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return String((res.body as { data: { id: number | string } }).data.id);
+  };
   const stream = async (who: string, path = '/api/v1/events', headers: Record<string, string> = {}) => {
     const s = await openSse(base, path, tokens[who]?.token ?? '', headers);
     opened.push(s);
@@ -38,7 +50,7 @@ describeEachDialect('GET /events', (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     storage = openStorage({ databaseUrl: database.url });
-    const env = { EVENTS_HEARTBEAT_MS: String(HEARTBEAT_MS), EVENTS_POLL_MS: '50', EVENTS_STREAMS_PER_TOKEN: '2', HEADERS_TIMEOUT_MS: '200', BODY_TIMEOUT_MS: '200' };
+    const env = { EVENTS_HEARTBEAT_MS: String(HEARTBEAT_MS), EVENTS_POLL_MS: '50', EVENTS_STREAMS_PER_TOKEN: '2', HEADERS_TIMEOUT_MS: String(DEADLINE_MS), BODY_TIMEOUT_MS: String(DEADLINE_MS) };
     app = await buildApp({ config: testConfig(database.url, env), storage, logger: false });
     startJobs(app);
     base = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -60,14 +72,14 @@ describeEachDialect('GET /events', (dialect) => {
     const [alice, bob, carol] = [await stream('alice'), await stream('bob'), await stream('carol')];
     expect(alice.status).toBe(200);
     expect(alice.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    const hidden = (await call('bob', 'POST', '/api/v1/sessions', session('bob private', false))).body as { data: { id: number } };
-    const shown = (await call('bob', 'POST', '/api/v1/sessions', session('bob public', true))).body as { data: { id: number } };
-    const seen = await alice.waitFor((e) => e.event === 'change' && data(e).id === String(shown.data.id));
+    const hidden = await create('bob', '/api/v1/sessions', session('bob private', false));
+    const shown = await create('bob', '/api/v1/sessions', session('bob public', true));
+    const seen = await alice.waitFor((e) => e.event === 'change' && data(e).id === shown);
     expect(data(seen).record?.name).toBe('bob public');
     expect(seen.id).toMatch(/^[A-Za-z0-9_-]+$/);
-    await bob.waitFor((e) => e.event === 'change' && data(e).id === String(hidden.data.id));
-    await bob.waitFor((e) => e.event === 'change' && data(e).id === String(shown.data.id));
-    expect(alice.events.filter((e) => e.event === 'change' && data(e).id === String(hidden.data.id))).toEqual([]);
+    await bob.waitFor((e) => e.event === 'change' && data(e).id === hidden);
+    await bob.waitFor((e) => e.event === 'change' && data(e).id === shown);
+    expect(alice.events.filter((e) => e.event === 'change' && data(e).id === hidden)).toEqual([]);
     expect(carol.events).toEqual([]);
     for (const s of [alice, bob, carol]) s.close();
   });
@@ -76,7 +88,7 @@ describeEachDialect('GET /events', (dialect) => {
     const streams = await Promise.all(Array.from({ length: 12 }, (_, i) => stream(`u${30 + (i % 6)}`)));
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      ids.push(String(((await call('alice', 'POST', '/api/v1/sessions', session(`burst ${i}`, true))).body as { data: { id: number } }).data.id));
+      ids.push(await create('alice', '/api/v1/sessions', session(`burst ${i}`, true)));
       if (i % 3 === 0) await new Promise((r) => setTimeout(r, 60));
     }
     for (const s of streams) {
@@ -116,7 +128,7 @@ describeEachDialect('GET /events', (dialect) => {
     for (const s of streams) void s.ended.then(() => endedEarly.add(s));
 
     const ids: string[] = [];
-    for (let i = 0; i < 10; i++) ids.push(String(((await call('bob', 'POST', '/api/v1/sessions', session(`many ${i}`, true))).body as { data: { id: number } }).data.id));
+    for (let i = 0; i < 10; i++) ids.push(await create('bob', '/api/v1/sessions', session(`many ${i}`, true)));
     const last = ids.at(-1);
     await Promise.all(streams.map((s) => s.waitFor((e) => e.event === 'change' && data(e).id === last, 10_000).catch(() => undefined)));
     const missing = streams.filter((s) => s.events.filter((e) => e.event === 'change').map((e) => data(e).id).join() !== ids.join());
@@ -127,8 +139,11 @@ describeEachDialect('GET /events', (dialect) => {
 
   it('sends a comment line when nothing else was sent for the heartbeat interval, past every request deadline', async () => {
     const quiet = await stream('carol');
-    await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 4));
-    expect(quiet.comments.length).toBeGreaterThanOrEqual(2);
+    let ended = false;
+    void quiet.ended.then(() => (ended = true));
+    await new Promise((r) => setTimeout(r, 2 * DEADLINE_MS + HEARTBEAT_MS * 2));
+    expect(ended).toBe(false);
+    expect(quiet.comments.length).toBeGreaterThanOrEqual(4);
     const gaps = quiet.comments.slice(1).map((c, i) => c.at - (quiet.comments[i]?.at ?? 0));
     expect(Math.max(...gaps)).toBeLessThan(HEARTBEAT_MS * 2);
     quiet.close();
@@ -136,13 +151,12 @@ describeEachDialect('GET /events', (dialect) => {
 
   it('resumes after a dropped connection with exactly the events missed', async () => {
     const first = await stream('u1');
-    const s = (await call('u1', 'POST', '/api/v1/sessions', session('resume', false))).body as { data: { id: number } };
-    const created = await first.waitFor((e) => e.event === 'change' && data(e).id === String(s.data.id));
+    const sessionId = await create('u1', '/api/v1/sessions', session('resume', false));
+    const created = await first.waitFor((e) => e.event === 'change' && data(e).id === sessionId);
     first.close();
     const missed: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const task = (await call('u1', 'POST', '/api/v1/tasks', { context: `missed ${i}`, session_id: s.data.id })).body as { data: { id: string } };
-      missed.push(task.data.id);
+      missed.push(await create('u1', '/api/v1/tasks', { context: `missed ${i}`, session_id: Number(sessionId) }));
     }
     await new Promise((r) => setTimeout(r, 500));
     for (const resumed of [await stream('u1', '/api/v1/events', { 'last-event-id': created.id ?? '' }), await stream('u1', `/api/v1/events?cursor=${created.id ?? ''}`)]) {
@@ -154,13 +168,13 @@ describeEachDialect('GET /events', (dialect) => {
 
   it('announces session.started and session.ended to those involved, from the occurrence index', async () => {
     const [alice, bob] = [await stream('alice'), await stream('bob')];
-    const created = (await call('alice', 'POST', '/api/v1/sessions', session('soon', true))).body as { data: { id: number } };
+    const created = Number(await create('alice', '/api/v1/sessions', session('soon', true)));
     // The session's minutes moved to the next seconds, so that the test need not wait for a minute boundary.
     const startsAt = new Date(Date.now() + 1_000).toISOString();
     const endsAt = new Date(Date.now() + 2_000).toISOString();
-    await storage.db.updateTable('session_occurrences').set({ starts_at: startsAt, ends_at: endsAt }).where('session_id', '=', created.data.id).execute();
+    await storage.db.updateTable('session_occurrences').set({ starts_at: startsAt, ends_at: endsAt }).where('session_id', '=', created).execute();
     const started = await alice.waitFor((e) => e.event === 'session.started', 5_000);
-    expect(JSON.parse(started.data)).toEqual({ session_id: created.data.id, occurrence_date: '2026-05-01', starts_at: startsAt, ends_at: endsAt });
+    expect(JSON.parse(started.data)).toEqual({ session_id: created, occurrence_date: '2026-05-01', starts_at: startsAt, ends_at: endsAt });
     expect(started.at).toBeGreaterThanOrEqual(Date.parse(startsAt));
     const ended = await alice.waitFor((e) => e.event === 'session.ended', 5_000);
     expect(JSON.parse(ended.data)).toEqual(JSON.parse(started.data));

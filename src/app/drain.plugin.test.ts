@@ -1,0 +1,83 @@
+import { PassThrough } from 'node:stream';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestDatabase, createTestDatabase, testConfig } from '../../test/helpers/harness.js';
+import { rawConnect, sleep } from '../../test/helpers/raw-http.js';
+import { createAuthService } from '../features/auth/auth.service.js';
+import { openStorage } from '../storage/database.js';
+import { buildApp } from './app.js';
+import { drainPlugin } from './drain.plugin.js';
+
+/*
+ * Closing while a keep-alive connection has a request running: Node's server.close()
+ * used to wait for that connection for the whole keep-alive timeout (72 s) after the
+ * response went out, which held SIGTERM (and tests' app.close()) until the drain deadline.
+ */
+
+/** Resolves with how long `promise` took, or fails once `ms` passed. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<number> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms)))]);
+  clearTimeout(timer);
+  return Date.now() - started;
+}
+
+describe('closing with requests in flight', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('answers a request whose body arrives after closing began, with Connection: close, and closes at once', async () => {
+    const storage = openStorage({ databaseUrl: database.url });
+    const app = await buildApp({ config: testConfig(database.url), storage, logger: false });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const auth = createAuthService(storage);
+    await auth.addUser('alice', [1]);
+    const { token } = await auth.issueToken('alice');
+
+    const body = JSON.stringify({ org_id: 1, name: 'written while the server closes', type: 'standard', duration: 30, schedule: '2026-05-01', time: '9:00 AM' });
+    const conn = await rawConnect(base);
+    conn.write(
+      `POST /api/v1/sessions HTTP/1.1\r\nHost: focus\r\nConnection: keep-alive\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
+    await sleep(100);
+    const closing = app.close();
+    await sleep(50);
+    conn.write(body);
+    const res = await conn.response();
+    expect(res?.status).toBe(201);
+    expect(res?.headers.connection).toBe('close');
+    await within(2_000, conn.closed);
+    expect(await within(2_000, closing)).toBeLessThan(2_000);
+    await storage.close();
+  });
+
+  it('closes a connection whose response was on its way before closing began, once it is out', async () => {
+    const app = Fastify({ logger: false });
+    await app.register(drainPlugin);
+    const body = new PassThrough();
+    app.get('/slow', (_request, reply) => reply.type('text/plain').send(body));
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+
+    const conn = await rawConnect(base);
+    conn.write('GET /slow HTTP/1.1\r\nHost: focus\r\nConnection: keep-alive\r\n\r\n');
+    body.write('first part, ');
+    await sleep(100);
+    // Its headers went out before closing: they say keep-alive.
+    expect(conn.received()).toMatch(/^HTTP\/1\.1 200/);
+    expect(conn.received().toLowerCase()).toContain('connection: keep-alive');
+    const closing = app.close();
+    await sleep(50);
+    body.end('last part');
+    await within(2_000, conn.closed);
+    expect(conn.received()).toContain('last part');
+    expect(await within(2_000, closing)).toBeLessThan(2_000);
+  });
+});
