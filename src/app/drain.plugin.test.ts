@@ -9,9 +9,10 @@ import { buildApp } from './app.js';
 import { drainPlugin } from './drain.plugin.js';
 
 /*
- * Closing while a keep-alive connection has a request running: Node's server.close()
- * used to wait for that connection for the whole keep-alive timeout (72 s) after the
- * response went out, which held SIGTERM (and tests' app.close()) until the drain deadline.
+ * Closing with connections open. Node's server.close() used to wait for a keep-alive
+ * connection whose request was running for the whole keep-alive timeout (72 s) after the
+ * response went out, and for a connection opened but never used for good: SIGTERM ran
+ * into the drain deadline, and tests' app.close() hung.
  */
 
 /** Resolves with how long `promise` took, or fails once `ms` passed. */
@@ -57,6 +58,21 @@ describe('closing with requests in flight', () => {
     await within(2_000, conn.closed);
     expect(await within(2_000, closing)).toBeLessThan(2_000);
     await storage.close();
+  });
+
+  it('closes connections opened but never used, which Node counts as waiting for headers', async () => {
+    const app = Fastify({ logger: false });
+    await app.register(drainPlugin);
+    app.get('/', () => 'ok');
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    // Clients keep spare connections; one that half-sent its headers when closing began is cut too.
+    const spare = await rawConnect(base);
+    const halfSent = await rawConnect(base);
+    halfSent.write('GET / HTTP/1.1\r\nHost: fo');
+    await sleep(50);
+    const closing = app.close();
+    await within(2_000, Promise.all([spare.closed, halfSent.closed]));
+    expect(await within(2_000, closing)).toBeLessThan(2_000);
   });
 
   it('closes a connection whose response was on its way before closing began, once it is out', async () => {

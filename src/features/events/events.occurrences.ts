@@ -1,6 +1,9 @@
+import { sql } from 'kysely';
 import type { Storage } from '../../storage/database.js';
+import { ONE_OFF } from '../sessions/sessions.occurrences.js';
+import { occurrenceKey } from '../sessions/sessions.participants.js';
 
-/** An occurrence that started or ended, and who is told: its creator, collaborators and participants. */
+/** An occurrence that started or ended, and who is told: its creator, collaborators and those who joined it. */
 export interface Occurrence {
   event: 'session.started' | 'session.ended';
   session_id: number;
@@ -31,14 +34,17 @@ export function createOccurrenceFeed(storage: Storage) {
       ]);
       if (started.length === 0 && ended.length === 0) return [];
       const ids = [...new Set([...started, ...ended].map((o) => o.session_id))];
+      // A collaborator is involved in every occurrence; a participant in the one joined (a
+      // series) or in the session (a one-off, joined as ONE_OFF), as for webhooks.
       const involved = await db
         .selectFrom('session_collaborators')
-        .select(['session_id', 'user_id'])
+        .select(['session_id', 'user_id', sql<string | null>`null`.as('occurrence_date')])
         .where('session_id', 'in', ids)
-        .union(db.selectFrom('session_participants').select(['session_id', 'user_id']).where('session_id', 'in', ids))
+        .unionAll(db.selectFrom('session_participants').select(['session_id', 'user_id', 'occurrence_date']).where('session_id', 'in', ids))
         .execute();
-      const users = new Map<number, Set<number>>();
-      for (const r of involved) users.set(r.session_id, (users.get(r.session_id) ?? new Set()).add(r.user_id));
+      const users = new Map<string, Set<number>>();
+      const add = (key: string, user: number) => users.set(key, (users.get(key) ?? new Set()).add(user));
+      for (const r of involved) add(r.occurrence_date === null || r.occurrence_date === ONE_OFF ? `${r.session_id}` : occurrenceKey(r.session_id, r.occurrence_date), r.user_id);
       const of = (event: Occurrence['event'], o: (typeof started)[number]): Occurrence & { at: string } => ({
         event,
         session_id: o.session_id,
@@ -46,7 +52,7 @@ export function createOccurrenceFeed(storage: Storage) {
         starts_at: o.starts_at,
         ends_at: o.ends_at,
         org_id: o.org_id,
-        users: new Set([o.created_by, ...(users.get(o.session_id) ?? [])]),
+        users: new Set([o.created_by, ...(users.get(`${o.session_id}`) ?? []), ...(users.get(occurrenceKey(o.session_id, o.occurrence_date)) ?? [])]),
         at: event === 'session.started' ? o.starts_at : o.ends_at,
       });
       const all = [...started.map((o) => of('session.started', o)), ...ended.map((o) => of('session.ended', o))];

@@ -184,6 +184,27 @@ describeEachDialect('GET /events', (dialect) => {
     bob.close();
   });
 
+  it('announces an occurrence of a series to those who joined that occurrence, and not another', async () => {
+    const [alice, bob] = [await stream('alice'), await stream('bob')];
+    const id = Number(await create('alice', '/api/v1/sessions', { ...session('daily', true), is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-05-03' }));
+    const joined = await call('bob', 'POST', `/api/v1/sessions/${id}/join?date=2026-05-02`);
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    for (const [date, startsIn] of [['2026-05-01', 1_000], ['2026-05-02', 1_500]] as const) {
+      await storage.db.updateTable('session_occurrences').set({ starts_at: at(startsIn), ends_at: at(startsIn + 500) }).where('session_id', '=', id).where('occurrence_date', '=', date).execute();
+    }
+    const dated = (e: { event: string; data: string }) => `${e.event} ${(JSON.parse(e.data) as { occurrence_date: string }).occurrence_date}`;
+    await alice.waitFor((e) => dated(e) === 'session.ended 2026-05-02', 5_000);
+    await bob.waitFor((e) => dated(e) === 'session.ended 2026-05-02', 5_000);
+    // Alice hosts every occurrence; Bob joined only the second.
+    expect(alice.events.filter((e) => e.event.startsWith('session.')).map(dated)).toEqual([
+      'session.started 2026-05-01', 'session.ended 2026-05-01', 'session.started 2026-05-02', 'session.ended 2026-05-02',
+    ]);
+    expect(bob.events.filter((e) => e.event.startsWith('session.')).map(dated)).toEqual(['session.started 2026-05-02', 'session.ended 2026-05-02']);
+    alice.close();
+    bob.close();
+  });
+
   it('refuses a stream beyond the per-token limit with 429 too-many-streams', async () => {
     const [a, b] = [await stream('u0'), await stream('u0')];
     const refused = await stream('u0');
