@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 
@@ -13,8 +14,7 @@ const SWEEP_MS = 100;
  *   traffic ran into the drain deadline and exited 1;
  * - a connection opened but not yet used (clients and browsers open spare ones) counts as
  *   waiting for its headers, not as idle, and the header deadline that would close it is
- *   no longer checked once the server closes: it held the close for good (tests'
- *   app.close() hung 60 s on four of them).
+ *   no longer checked once the server closes: it held the close for good.
  * So once closing starts, every response says `Connection: close`, and every connection
  * without a response in flight is closed, now and as others come to that point. A
  * request whose headers had not all arrived is cut; it would only have got a 503.
@@ -27,14 +27,14 @@ export const drainPlugin = fp(
       connections.set(socket, 0);
       socket.once('close', () => connections.delete(socket));
     });
-    app.server.on('request', (request: { socket: Socket }, response: { once(event: 'close', listener: () => void): void }) => {
+    app.server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       const { socket } = request;
       connections.set(socket, (connections.get(socket) ?? 0) + 1);
       response.once('close', () => {
-        const left = (connections.get(socket) ?? 1) - 1;
-        if (!connections.has(socket)) return;
-        connections.set(socket, left);
-        if (closing && left === 0) socket.destroySoon();
+        const inFlight = connections.get(socket);
+        if (inFlight === undefined) return;
+        connections.set(socket, inFlight - 1);
+        if (closing && inFlight === 1) socket.destroySoon();
       });
     });
 

@@ -42,9 +42,12 @@ export function createOccurrenceFeed(storage: Storage) {
         .where('session_id', 'in', ids)
         .unionAll(db.selectFrom('session_participants').select(['session_id', 'user_id', 'occurrence_date']).where('session_id', 'in', ids))
         .execute();
+      // By occurrence; who is involved in every occurrence is kept under ONE_OFF.
       const users = new Map<string, Set<number>>();
-      const add = (key: string, user: number) => users.set(key, (users.get(key) ?? new Set()).add(user));
-      for (const r of involved) add(r.occurrence_date === null || r.occurrence_date === ONE_OFF ? `${r.session_id}` : occurrenceKey(r.session_id, r.occurrence_date), r.user_id);
+      for (const r of involved) {
+        const key = occurrenceKey(r.session_id, r.occurrence_date ?? ONE_OFF);
+        users.set(key, (users.get(key) ?? new Set()).add(r.user_id));
+      }
       const of = (event: Occurrence['event'], o: (typeof started)[number]): Occurrence & { at: string } => ({
         event,
         session_id: o.session_id,
@@ -52,7 +55,7 @@ export function createOccurrenceFeed(storage: Storage) {
         starts_at: o.starts_at,
         ends_at: o.ends_at,
         org_id: o.org_id,
-        users: new Set([o.created_by, ...(users.get(`${o.session_id}`) ?? []), ...(users.get(occurrenceKey(o.session_id, o.occurrence_date)) ?? [])]),
+        users: new Set([o.created_by, ...(users.get(occurrenceKey(o.session_id, ONE_OFF)) ?? []), ...(users.get(occurrenceKey(o.session_id, o.occurrence_date)) ?? [])]),
         at: event === 'session.started' ? o.starts_at : o.ends_at,
       });
       const all = [...started.map((o) => of('session.started', o)), ...ended.map((o) => of('session.ended', o))];
