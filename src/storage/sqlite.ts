@@ -52,12 +52,14 @@ class ImmediateSqliteDriver extends SqliteDriver {
   /**
    * better-sqlite3 runs statements synchronously and Kysely resolves at once, so a request's
    * whole chain of statements ran without a pause, and 50 listings arriving together held the
-   * event loop for all of theirs (docs/performance.md). Letting pending I/O and timers run before
-   * each statement (outside a transaction) bounds a turn of the loop by one statement.
+   * event loop for all of theirs (docs/performance.md). Letting pending I/O and timers run once
+   * the connection is ours, before each statement or transaction, bounds a turn of the loop by one
+   * of them. The pause comes after the lock: a release hands the connection to the next waiter
+   * in the same turn, so pausing before it let ten waiting write transactions run back to back.
    */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
     const connection = await super.acquireConnection();
+    await new Promise<void>((resolve) => setImmediate(resolve));
     return { executeQuery: (query) => this.waitingForLock(() => connection.executeQuery(query)), streamQuery: (query, size) => connection.streamQuery(query, size) };
   }
 

@@ -29,6 +29,23 @@ describe('SQLite driver', () => {
     expect(order[0]).toBe('queries');
   });
 
+  it('lets the event loop turn between transactions that waited for the connection', async () => {
+    // A release hands the connection to the next waiter at once: without a pause after the
+    // lock, ten queued write transactions ran in one turn of the loop (a 300–500 ms stall).
+    const order: string[] = [];
+    const first = fixture.storage.transaction(async (trx) => {
+      await trx.selectFrom('users').select('id').execute();
+      setImmediate(() => order.push('immediate'));
+      order.push('first done');
+    });
+    const second = fixture.storage.transaction(async (trx) => {
+      order.push('second started');
+      await trx.selectFrom('users').select('id').execute();
+    });
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first done', 'immediate', 'second started']);
+  });
+
   it('returns rows as plain objects keyed by column, aliases included, with every value', async () => {
     const rows = await fixture.storage.db
       .selectFrom('users')
