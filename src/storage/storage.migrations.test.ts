@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
+import { foldForSearch } from './columns.js';
 import { type Storage, openStorage } from './database.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
+import { sessionRow } from '../../test/helpers/session-row.js';
 
 /*
  * Instances starting together on an empty database all migrate at once. Each migration
@@ -58,6 +60,45 @@ describeEachDialect('a migration merged after a later-numbered one', (dialect) =
       expect((await sql`select source_id, source_id_type from tasks`.execute(storage.db)).rows).toEqual([]);
     } finally {
       await storage.close();
+    }
+  });
+});
+
+/*
+ * 0004_occurrence_index folds the names of the sessions already stored (sessions.search_name),
+ * several hundred rows per statement: every row gets its own name folded, whatever chunk it
+ * lands in, and keyword search finds them afterwards.
+ */
+describeEachDialect('migration 0004: names stored before it', (dialect) => {
+  const database = useTestDatabase(dialect);
+
+  it('folds every existing name, across chunks, so that keyword search finds it', async () => {
+    const storage = openStorage({ databaseUrl: database.url });
+    onTestFinished(() => storage.close());
+    await storage.migrate('0003_session_listing_index');
+    const now = '2026-01-01T00:00:00.000Z';
+    const { db } = storage;
+    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    const userId = (await db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
+    const special = ['Ärger im Büro', 'ΣΊΣΥΦΟΣ weekly', 'Straße planen', 'ＦＵＬＬ width'];
+    const names = Array.from({ length: 1_203 }, (_, i) => special[i % 97] ?? `Weekly REVIEW ${i}`);
+    // The columns 0004 adds are not there yet.
+    const rows = names.map((name) => {
+      const { rrule: _rrule, search_name: _search, indexed_through: _through, ...row } = sessionRow(name, userId);
+      return row;
+    });
+    for (let i = 0; i < rows.length; i += 200) await db.insertInto('sessions').values(rows.slice(i, i + 200)).execute();
+
+    expect(await storage.migrate()).toContain('0004_occurrence_index');
+    const stored = await db.selectFrom('sessions').select(['name', 'search_name']).orderBy('id').execute();
+    expect(stored).toHaveLength(names.length);
+    for (const row of stored) expect(row.search_name).toBe(foldForSearch(row.name));
+    expect(stored[0]?.search_name).toBe('ärger im büro');
+
+    const ids = await db.selectFrom('sessions').select(['id', 'name']).orderBy('id').execute();
+    const idsNamed = (needle: string) => ids.filter((r) => foldForSearch(r.name).includes(foldForSearch(needle))).map((r) => r.id);
+    for (const needle of ['ärger', 'σίσυφος', 'STRASSE', 'review 1202']) {
+      expect((await storage.sessionIdsNamed(needle, 2_000))?.sort((a, b) => a - b)).toEqual(idsNamed(needle));
     }
   });
 });

@@ -7,6 +7,8 @@ import type { Dialect } from '../dialect.js';
 type AnyDb = Kysely<any>;
 
 const BATCH = 5_000;
+/** Rows one folding statement updates (two parameters each, within every engine's limit). */
+const FOLD_ROWS = 500;
 
 /**
  * The sessions read side (docs/architecture.md, "Sessions read side"):
@@ -91,8 +93,19 @@ async function foldExistingNames(db: AnyDb): Promise<void> {
       id: number;
       name: string;
     }[];
-    for (const row of rows) {
-      await db.updateTable('sessions').set({ search_name: foldForSearch(row.name) }).where('id', '=', row.id).execute();
+    // One statement per FOLD_ROWS rows: a statement per row took most of this migration.
+    for (let i = 0; i < rows.length; i += FOLD_ROWS) {
+      const chunk = rows.slice(i, i + FOLD_ROWS);
+      await db
+        .updateTable('sessions')
+        .set({
+          search_name: sql`case ${sql.ref('id')} ${sql.join(
+            chunk.map((row) => sql`when ${row.id} then ${foldForSearch(row.name)}`),
+            sql` `,
+          )} else ${sql.ref('search_name')} end`,
+        })
+        .where('id', 'in', chunk.map((row) => row.id))
+        .execute();
     }
     const last = rows.at(-1);
     if (last === undefined) return;
