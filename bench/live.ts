@@ -147,7 +147,7 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     const changes = await measure(`/api/v1/changes?cursor=${cursor}`);
     const ratio = tasks.requests.average / changes.requests.average;
     o.log(`  GET /tasks: ${tasks.requests.average.toFixed(0)} req/s, p99 ${tasks.latency.p99} ms, non-2xx ${tasks.non2xx}`);
-    o.log(`  GET /changes (up to date): ${changes.requests.average.toFixed(0)} req/s, p99 ${changes.latency.p99} ms, non-2xx ${changes.non2xx}`);
+    o.log(`  GET /changes (up to date): ${changes.requests.average.toFixed(0)} req/s, p99 ${changes.latency.p99} ms, non-2xx ${changes.non2xx}, errors ${changes.errors}, timeouts ${changes.timeouts}`);
     goals.push({
       goal: `/changes polling by ${o.clients} clients costs < 0.2× of as many GET /tasks`,
       ok: changes.non2xx === 0 && ratio < 0.2,

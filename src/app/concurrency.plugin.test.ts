@@ -4,11 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { addConcurrencyGate } from './concurrency.plugin.js';
 
 /** A server whose one route waits until the test lets it finish, recording what started. */
-async function gatedServer(max: number) {
+async function gatedServer(max: number, beforeGate?: (name: string) => Promise<void>) {
   const started: string[] = [];
   const release = new Map<string, () => void>();
   const app: FastifyInstance = Fastify();
   await app.register((api, _options, done) => {
+    // Work a request does before it reaches the gate (in the service: reading the body, the token lookup).
+    if (beforeGate !== undefined) api.addHook('onRequest', (request) => beforeGate((request.params as { name: string }).name));
     addConcurrencyGate(api, max);
     api.get<{ Params: { name: string } }>('/work/:name', async (request) => {
       started.push(request.params.name);
@@ -77,6 +79,28 @@ describe('concurrency gate', () => {
     await s.settle();
     expect(s.started).toEqual(['a', 'c']);
     s.finish('c');
+    expect((await after).status).toBe(200);
+  });
+
+  it('never starts a request whose client went away before it reached the gate, and keeps no slot for it', async () => {
+    let letThrough = () => {};
+    const held = new Promise<void>((resolve) => (letThrough = resolve));
+    const s = await gatedServer(1, (name) => (name === 'early' ? held : Promise.resolve()));
+    app = s.app;
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = connect(Number(new URL(address).port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write('GET /work/early HTTP/1.1\r\nHost: x\r\n\r\n');
+    await s.settle();
+    // The client hangs up while its request is still on its way to the gate.
+    socket.destroy();
+    await s.settle();
+    letThrough();
+    await s.settle();
+    const after = fetch(`${address}/work/b`);
+    await s.settle();
+    expect(s.started).toEqual(['b']);
+    s.finish('b');
     expect((await after).status).toBe(200);
   });
 });

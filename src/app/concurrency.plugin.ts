@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
  * (SQLite), every request in flight adds its next step to each turn of the loop, so many
  * at once delay everything else, health checks included (docs/performance.md measures it).
  * A few at a time keep the CPU just as busy. A request whose client goes away while it
- * waits never starts. The slot is taken once the body has arrived: a client trickling its
+ * waits, or before it got here, never starts. The slot is taken once the body has arrived: a client trickling its
  * body in holds none (contract section 6, slow clients).
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
@@ -19,7 +19,11 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
     }
     running--;
   };
-  app.addHook('preValidation', (request, reply, done) => {
+  app.addHook('preValidation', (_request, reply, done) => {
+    // A client gone before its request got here (its body read, its token looked up): the
+    // response will emit neither 'finish' nor 'close' again, so a slot it took would never
+    // come back, and 16 such requests wedged the API. Like one gone while waiting, it never starts.
+    if (reply.raw.destroyed) return;
     const turn = { start: () => done(), gone: false };
     let holding = false;
     const finished = () => {

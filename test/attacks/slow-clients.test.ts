@@ -1,3 +1,4 @@
+import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { type RawConnection, rawConnect, seedUsers, sleep } from '../helpers/raw-http.js';
@@ -113,6 +114,29 @@ describe('slow clients against a real server', () => {
       idle.destroy();
     }
   }, 20_000);
+
+  // Clients that hang up mid-request (a load tool stopping, a phone losing signal): a request
+  // whose client was gone before it reached the gate once took a slot for good, and after 16
+  // of them every API request waited forever (found by the live-clients bench: 1,000 pollers
+  // of /changes stopping at once).
+  it('keeps answering after a load tool closes 500 connections with requests in flight, twice', async () => {
+    const auth = { authorization: `Bearer ${tokens.alice}` };
+    const feed = await fetch(`${server.url}/api/v1/changes?limit=500`, { headers: auth });
+    const { next_cursor: cursor } = (await feed.json()) as { next_cursor: string };
+    // 500 connections polling the change feed for a second, closed with their requests in flight.
+    for (let round = 0; round < 2; round++) {
+      await new Promise<void>((resolve, reject) =>
+        autocannon({ url: `${server.url}/api/v1/changes?cursor=${cursor}`, connections: 500, duration: 1, headers: auth }, (error) =>
+          error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(),
+        ),
+      );
+    }
+    await sleep(200);
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${server.url}/api/v1/tasks`, { headers: { authorization: `Bearer ${tokens.bob}` }, signal: AbortSignal.timeout(5_000) });
+      expect(res.status).toBe(200);
+    }
+  }, 60_000);
 });
 
 describe('shutdown with a client that never finishes', () => {
