@@ -63,17 +63,24 @@ async function startService(root: string, url: string): Promise<{ child: ChildPr
     env: { ...process.env, DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT: '0', WEBHOOK_ALLOW_PRIVATE: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // The last of what it logs, shown if it exits on its own.
+  let text = '';
+  let listening = false;
+  child.stderr?.setEncoding('utf8');
   const base = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      text += chunk;
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
-      if (match?.[1] !== undefined) resolve(match[1]);
+      text = (text + chunk).slice(-4_000);
+      const match = listening ? null : /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+      if (match?.[1] !== undefined) {
+        listening = true;
+        resolve(match[1]);
+      }
     });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}: ${text.slice(-2000)}`)));
+    child.once('exit', (code, signal) => {
+      if (!listening) reject(new Error(`service exited with ${code}: ${text.slice(-2000)}`));
+      else if (signal === null && code !== 0) process.stderr.write(`webhooks bench: the service exited with ${code}; its last words:\n${text}\n`);
+    });
   });
-  child.stderr?.resume();
   return { child, base };
 }
 
