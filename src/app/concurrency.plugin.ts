@@ -7,8 +7,8 @@ import fp from 'fastify-plugin';
  * (SQLite), every request in flight adds its next step to each turn of the loop, so many
  * at once delay everything else, health checks included (docs/performance.md measures it).
  * A few at a time keep the CPU just as busy. A request whose client goes away while it
- * waits, or before it got here, never starts. The slot is taken once the body has arrived: a client trickling its
- * body in holds none (contract section 6, slow clients).
+ * waits, or before it got here, never starts. The slot is taken once the body has arrived:
+ * a client trickling its body in holds none (contract section 6, slow clients).
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
   let running = 0;
