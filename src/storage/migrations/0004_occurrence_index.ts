@@ -7,7 +7,7 @@ import type { Dialect } from '../dialect.js';
 type AnyDb = Kysely<any>;
 
 const BATCH = 5_000;
-/** Rows one folding statement updates (two parameters each, within every engine's limit). */
+/** Rows one folding statement updates (three parameters each: 1,500 per statement, within every engine's limit). */
 const FOLD_ROWS = 500;
 
 /**
