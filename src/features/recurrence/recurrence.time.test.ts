@@ -1,4 +1,5 @@
-import { DateTime, Settings } from 'luxon';
+import { DateTime, IANAZone, Settings } from 'luxon';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDays } from './recurrence.dates.js';
 import { occurrencesBetween, type RecurrencePattern } from './recurrence.engine.js';
@@ -9,6 +10,7 @@ import {
   occurrenceInstants,
   parseTime12h,
   todayIn,
+  zoneOffsetMs,
 } from './recurrence.time.js';
 
 // Expected instants were computed independently with Python's zoneinfo
@@ -162,6 +164,56 @@ describe('isValidTimeZone', () => {
     'rejects %j',
     (tz) => expect(isValidTimeZone(tz)).toBe(false),
   );
+});
+
+describe('zone offsets (kept per zone and UTC day)', () => {
+  const DAY = 86_400_000;
+  /** Every instant in [from, to) at which luxon, read directly, sees the zone's offset change. */
+  function changes(tz: string, from: number, to: number): number[] {
+    const zone = IANAZone.create(tz);
+    const out: number[] = [];
+    for (let day = from; day < to; day += DAY) {
+      if (zone.offset(day) === zone.offset(day + DAY)) continue;
+      let [before, after] = [day, day + DAY];
+      while (after - before > 1) {
+        const mid = Math.floor((before + after) / 2);
+        if (zone.offset(mid) === zone.offset(day)) before = mid;
+        else after = mid;
+      }
+      out.push(after);
+    }
+    return out;
+  }
+
+  // DST of an hour, of 30 minutes (Lord Howe), of two hours (Troll), negative (Dublin), a
+  // skipped day (Apia, 2011), Ramadan pauses (Casablanca), local mean time (Amsterdam, 1937).
+  it.each([
+    ['America/New_York', '2026-01-01', '2027-01-01'],
+    ['Europe/Berlin', '2026-01-01', '2027-01-01'],
+    ['Australia/Lord_Howe', '2026-01-01', '2027-01-01'],
+    ['Antarctica/Troll', '2026-01-01', '2027-01-01'],
+    ['Europe/Dublin', '2026-01-01', '2027-01-01'],
+    ['Pacific/Apia', '2011-01-01', '2012-01-01'],
+    ['Africa/Casablanca', '2026-01-01', '2027-01-01'],
+    ['Europe/Amsterdam', '1937-01-01', '1941-01-01'],
+  ])('%s: every offset change between %s and %s, to the millisecond', (tz, from, to) => {
+    const found = changes(tz, Date.parse(from), Date.parse(to));
+    expect(found.length).toBeGreaterThan(0);
+    const zone = IANAZone.create(tz);
+    for (const at of found) {
+      for (const ms of [at - DAY, at - 1, at, at + 1, at + DAY]) expect(zoneOffsetMs(tz, ms), `${tz} at ${new Date(ms).toISOString()}`).toBe(zone.offset(ms) * 60_000);
+    }
+  });
+
+  it('agrees with luxon at any instant of any zone', () => {
+    const zones = Intl.supportedValuesOf('timeZone');
+    fc.assert(
+      fc.property(fc.constantFrom(...zones), fc.integer({ min: Date.parse('1900-01-01'), max: Date.parse('2100-01-01') }), (tz, ms) => {
+        expect(zoneOffsetMs(tz, ms)).toBe(IANAZone.create(tz).offset(ms) * 60_000);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
 });
 
 describe('todayIn', () => {

@@ -90,9 +90,65 @@ function requireMinutes(minutes: number): void {
   }
 }
 
+/**
+ * A zone's offsets over one UTC day: the one at its start, the one at the next day's start,
+ * and the instant between them when they differ (Infinity when they do not). Exact under
+ * this module's assumption of at most one change within a day.
+ */
+interface DayOffsets {
+  first: number;
+  last: number;
+  change: number;
+}
+
+/**
+ * Offsets by zone and UTC day. luxon reads an offset through Intl's formatToParts (tens of
+ * microseconds), and resolving one local time takes three or four: building the occurrence
+ * index of a series asked for thousands (docs/performance.md). Cleared when full.
+ */
+const dayOffsets = new Map<IANAZone, Map<number, DayOffsets>>();
+let dayOffsetCount = 0;
+const MAX_DAY_OFFSETS = 100_000;
+
+function offsetsOfDay(zone: IANAZone, day: number): DayOffsets {
+  const start = day * DAY_MS;
+  const end = start + DAY_MS;
+  const first = zone.offset(start) * MINUTE_MS;
+  const last = zone.offset(end) * MINUTE_MS;
+  if (first === last) return { first, last, change: Infinity };
+  // The first millisecond in (start, end] with the later offset, by bisection.
+  let before = start;
+  let after = end;
+  while (after - before > 1) {
+    const mid = Math.floor((before + after) / 2);
+    if (zone.offset(mid) * MINUTE_MS === first) before = mid;
+    else after = mid;
+  }
+  return { first, last, change: after };
+}
+
 /** Offset of `zone` from UTC at instant `ms`, in milliseconds (east positive). */
 function offsetMs(zone: IANAZone, ms: number): number {
-  return zone.offset(ms) * MINUTE_MS;
+  const day = Math.floor(ms / DAY_MS);
+  let days = dayOffsets.get(zone);
+  if (days === undefined) dayOffsets.set(zone, (days = new Map<number, DayOffsets>()));
+  let offsets = days.get(day);
+  if (offsets === undefined) {
+    offsets = offsetsOfDay(zone, day);
+    if (dayOffsetCount >= MAX_DAY_OFFSETS) {
+      dayOffsets.clear();
+      dayOffsets.set(zone, (days = new Map<number, DayOffsets>()));
+      dayOffsetCount = 0;
+    }
+    days.set(day, offsets);
+    dayOffsetCount++;
+  }
+  return ms < offsets.change ? offsets.first : offsets.last;
+}
+
+/** Offset of `timezone` from UTC at instant `ms`, in milliseconds (east positive). */
+export function zoneOffsetMs(timezone: string, ms: number): number {
+  return offsetMs(requireZone(timezone), ms);
 }
 
 /**
