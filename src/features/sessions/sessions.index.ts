@@ -162,14 +162,17 @@ export function createOccurrenceIndex(storage: Storage) {
       return out;
     },
 
-    /** Replaces the session's indexed occurrences with `rows`, holding them through `through`. */
-    async replace(db: Db, q: { sessionId: number; rows: readonly OccurrenceRow[]; through: string }): Promise<void> {
-      await db.deleteFrom('session_occurrences').where('session_id', '=', q.sessionId).execute();
-      await this.append(db, q);
-    },
-
-    /** Adds `rows` (days after what is indexed) and moves the session's indexed_through to `through`. */
-    async append(db: Db, q: { sessionId: number; rows: readonly OccurrenceRow[]; through: string }): Promise<void> {
+    /**
+     * Writes the occurrences of many sessions at once: the indexed rows of the sessions in
+     * `replace` are dropped first, every row of `rows` is added (one already there is kept),
+     * and each session of `through` then holds its occurrences through that date. A few
+     * statements per call whatever the number of sessions: the background indexer handles
+     * thousands per step.
+     */
+    async write(db: Db, q: { replace: readonly number[]; rows: readonly OccurrenceRow[]; through: ReadonlyMap<number, string> }): Promise<void> {
+      for (let i = 0; i < q.replace.length; i += storage.maxParameters) {
+        await db.deleteFrom('session_occurrences').where('session_id', 'in', q.replace.slice(i, i + storage.maxParameters)).execute();
+      }
       for (let i = 0; i < q.rows.length; i += chunk) {
         await db
           .insertInto('session_occurrences')
@@ -177,7 +180,17 @@ export function createOccurrenceIndex(storage: Storage) {
           .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
           .execute();
       }
-      await db.updateTable('sessions').set({ indexed_through: q.through }).where('id', '=', q.sessionId).execute();
+      const byThrough = new Map<string, number[]>();
+      for (const [id, through] of q.through) {
+        const ids = byThrough.get(through);
+        if (ids === undefined) byThrough.set(through, [id]);
+        else ids.push(id);
+      }
+      for (const [through, ids] of byThrough) {
+        for (let i = 0; i < ids.length; i += storage.maxParameters - 1) {
+          await db.updateTable('sessions').set({ indexed_through: through }).where('id', 'in', ids.slice(i, i + storage.maxParameters - 1)).execute();
+        }
+      }
     },
 
     /** Copies a session's changed visibility, org or type into its occurrences. */

@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/database.js';
+import type { OccurrenceRow } from '../../storage/tables.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.index.js';
@@ -8,6 +9,8 @@ import { type IndexedSession, indexHorizon, occurrenceRows, seriesPattern } from
 const FIRST_DAY = '0001-01-01';
 /** The indexer extends a series this many days before its horizon runs out. */
 const EXTEND_AHEAD_DAYS = 30;
+/** Occurrence rows the indexer holds before writing them. */
+const WRITE_ROWS = 20_000;
 
 const utcToday = (now: Date) => now.toISOString().slice(0, 10);
 
@@ -35,10 +38,10 @@ export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: nu
   ]);
   const hostCompleted = new Set([...completions].map((key) => key.slice(key.indexOf('|') + 1)));
   const horizon = indexHorizon(session, utcToday(now));
-  await ctx.index.replace(db, {
-    sessionId,
+  await ctx.index.write(db, {
+    replace: [sessionId],
     rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, FIRST_DAY, horizon),
-    through: throughFor(session, horizon),
+    through: new Map([[sessionId, throughFor(session, horizon)]]),
   });
 }
 
@@ -53,26 +56,41 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
   const due = await ctx.sessions.dueForIndexing(ctx.storage.db, { before: addDays(today, EXTEND_AHEAD_DAYS), limit: q.batch });
   if (due.length === 0) return 0;
   await ctx.storage.transaction(async (trx) => {
-    const [exceptions, completions] = await Promise.all([
-      ctx.sessions.exceptionsOf(trx, due.map((s) => s.id)),
-      ctx.participants.hostCompletions(trx, { sessionIds: due.map((s) => s.id), from: FIRST_DAY, to: FULLY_INDEXED }),
+    const ids = due.map((s) => s.id);
+    // Sessions stored before the index: their first-occurrence instants and rrule are derived here too.
+    const fresh = due.filter((s) => s.indexed_through === null).map((s) => s.id);
+    const [exceptions, completions, stored] = await Promise.all([
+      ctx.sessions.exceptionsOf(trx, ids),
+      ctx.participants.hostCompletions(trx, { sessionIds: ids, from: FIRST_DAY, to: FULLY_INDEXED }),
+      ctx.sessions.byIds(trx, { ids: fresh }),
     ]);
+    const hostCompleted = new Map<number, Set<string>>();
+    for (const key of completions) {
+      const [id, date] = [Number(key.slice(0, key.indexOf('|'))), key.slice(key.indexOf('|') + 1)];
+      hostCompleted.set(id, (hostCompleted.get(id) ?? new Set()).add(date));
+    }
+    // Written in parts of about WRITE_ROWS rows, so that a batch of long series never holds
+    // all their occurrences at once.
+    let part = { replace: [] as number[], rows: [] as OccurrenceRow[], through: new Map<number, string>() };
     for (const session of due) {
-      const hostCompleted = new Set([...completions].filter((k) => k.startsWith(`${session.id}|`)).map((k) => k.slice(k.indexOf('|') + 1)));
       const horizon = indexHorizon(session, today);
-      const through = throughFor(session, horizon);
+      const completed = hostCompleted.get(session.id) ?? new Set<string>();
       if (session.indexed_through === null) {
-        // Stored before the index: its first-occurrence instants and rrule are derived here too.
-        const row = await ctx.sessions.find(trx, session.id);
+        const row = stored.get(session.id);
         if (row === undefined) continue;
         const { starts_at, ends_at, rrule } = columnsOf(modelFromRow(row, []), row.updated_at, exceptions.get(session.id));
         await ctx.sessions.update(trx, session.id, { starts_at, ends_at, rrule });
-        await ctx.index.replace(trx, { sessionId: session.id, rows: occurrenceRows(session, exceptions.get(session.id), hostCompleted, FIRST_DAY, horizon), through });
-      } else {
-        const rows = occurrenceRows(session, exceptions.get(session.id), hostCompleted, addDays(session.indexed_through, 1), horizon);
-        await ctx.index.append(trx, { sessionId: session.id, rows, through });
+        part.replace.push(session.id);
+      }
+      const from = session.indexed_through === null ? FIRST_DAY : addDays(session.indexed_through, 1);
+      for (const row of occurrenceRows(session, exceptions.get(session.id), completed, from, horizon)) part.rows.push(row);
+      part.through.set(session.id, throughFor(session, horizon));
+      if (part.rows.length >= WRITE_ROWS) {
+        await ctx.index.write(trx, part);
+        part = { replace: [], rows: [], through: new Map() };
       }
     }
+    await ctx.index.write(trx, part);
   });
   return due.length;
 }

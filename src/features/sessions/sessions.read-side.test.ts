@@ -193,6 +193,55 @@ describeEachDialect('sessions read side', (dialect) => {
     expect(Number(rows.n)).toBe(5);
   });
 
+  it("builds in one indexer step, for many sessions at once, the index each session's own writes built", async () => {
+    // More occurrences than the indexer holds at once (20,000): the sessions after it are written in a later part.
+    const long = await createSession(t.alice, { name: 'batch long', schedule: '1970-01-05', time: '6:00 AM', is_recurring: 1, occurrence: 'daily' });
+    const daily = await createSession(t.alice, { name: 'batch daily', is_public: true, schedule: '2026-08-03', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-08-20' });
+    const open = await createSession(t.bob, {
+      name: 'batch open',
+      schedule: '2026-11-02',
+      time: '7:30 PM',
+      timezone: 'America/New_York',
+      is_recurring: 1,
+      occurrence: 'weekly',
+      recurring_days: [1, 4],
+    });
+    const oneOff = await createSession(t.alice, { name: 'batch one-off', schedule: '2026-09-09', time: '11:15 PM', timezone: 'Pacific/Auckland' });
+    const done = await createSession(t.bob, { name: 'batch done', schedule: '2026-07-01', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-07-05' });
+    // The same days as the first series, none of them completed by its host.
+    const other = await createSession(t.bob, { name: 'batch other', schedule: '2026-08-01', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-08-12' });
+    // Removed occurrences and host completions, in more than one session of the step.
+    expect((await t.alice.delete(`/api/v1/sessions/${daily.id}?scope=occurrence&date=2026-08-10`)).status).toBe(204);
+    expect((await t.alice.post(`/api/v1/sessions/${daily.id}/complete?date=2026-08-05`)).status).toBe(200);
+    expect((await t.bob.post(`/api/v1/sessions/${open.id}/complete?date=2026-11-05`)).status).toBe(200);
+    expect((await t.bob.put(`/api/v1/sessions/${done.id}`, { status: 'completed' })).status).toBe(200);
+    const ids = [long.id, daily.id, open.id, oneOff.id, done.id, other.id];
+    const snapshot = async () => ({
+      occurrences: await t.storage.db.selectFrom('session_occurrences').selectAll().where('session_id', 'in', ids).orderBy('session_id').orderBy('occurrence_date').execute(),
+      sessions: await t.storage.db.selectFrom('sessions').select(['id', 'starts_at', 'ends_at', 'rrule', 'indexed_through']).where('id', 'in', ids).orderBy('id').execute(),
+    });
+    const written = await snapshot();
+    expect(written.occurrences.filter((o) => o.session_id === long.id).length).toBeGreaterThan(20_000);
+    expect(written.occurrences.filter((o) => o.completed === 1).map((o) => `${o.session_id}@${o.occurrence_date}`)).toEqual([
+      `${daily.id}@2026-08-05`,
+      `${open.id}@2026-11-05`,
+      ...['01', '02', '03', '04', '05'].map((d) => `${done.id}@2026-07-${d}`),
+    ]);
+
+    // Five as migration 0004 left sessions stored before the index; the open series as one the
+    // indexer last extended ten days ago (due again: its horizon is within 30 days).
+    const fresh = [long.id, daily.id, oneOff.id, done.id, other.id];
+    await t.storage.db.deleteFrom('session_occurrences').where('session_id', 'in', fresh).execute();
+    await t.storage.db.updateTable('sessions').set({ indexed_through: null, rrule: null, starts_at: '2000-01-01T00:00:00.000Z', ends_at: '2000-01-01T00:00:00.000Z' }).where('id', 'in', fresh).execute();
+    const earlier = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    await t.storage.db.deleteFrom('session_occurrences').where('session_id', '=', open.id).where('occurrence_date', '>', earlier).execute();
+    await t.storage.db.updateTable('sessions').set({ indexed_through: earlier }).where('id', '=', open.id).execute();
+
+    const service = createSessionsService(t.storage);
+    while ((await service.indexStep(100)) > 0);
+    expect(await snapshot()).toEqual(written);
+  });
+
   it('expands a series without an end per request beyond what the index holds', async () => {
     const s = await createSession(t.bob, { name: 'open-ended', is_public: true, schedule: '2026-01-05', time: '10:00 AM', is_recurring: 1, occurrence: 'weekly' });
     const through = await t.storage.db.selectFrom('sessions').select('indexed_through').where('id', '=', s.id).executeTakeFirstOrThrow();
