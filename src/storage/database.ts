@@ -148,6 +148,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
       ]),
     async close() {
       await signals.close();
+      await sqlite?.stop();
       await db.destroy();
     },
   };

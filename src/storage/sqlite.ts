@@ -11,6 +11,7 @@ import {
   sql,
 } from 'kysely';
 import { type Dialect, indexable } from './dialect.js';
+import { BACKSTOP_CHECKPOINT_PAGES, startCheckpointer } from './sqlite.checkpointer.js';
 import {
   ForeignKeyViolationError,
   type StorageError,
@@ -146,6 +147,8 @@ export interface OpenedSqlite {
   raw: BetterSqlite3.Database;
   /** See Storage.dataVersion. */
   dataVersion: () => string;
+  /** Stops what runs beside the connection (the checkpointer); before closing it. */
+  stop: () => Promise<void>;
 }
 
 /** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
@@ -162,10 +165,13 @@ export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
   // The default 2 MB page cache re-reads pages through the OS on every listing; at 200k sessions a
   // keyword listing ran much faster with 64 MB (docs/performance.md). Memory is only used as pages are read.
   raw.pragma('cache_size = -65536');
+  // Checkpoints run off the event loop (sqlite.checkpointer.ts); an in-memory database has no log.
+  const checkpointer = raw.memory ? undefined : startCheckpointer(raw.name);
+  if (checkpointer !== undefined) raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw), lockWaitMs) });
   // data_version moves when another connection (another process) commits; total_changes when this one writes.
   const version = raw.prepare<[], string>("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
-  return { db, raw, dataVersion: () => version.get() as string };
+  return { db, raw, dataVersion: () => version.get() as string, stop: async () => checkpointer?.stop() };
 }
 
 function translateSqliteError(error: unknown): StorageError | undefined {

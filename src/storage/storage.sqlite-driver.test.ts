@@ -1,7 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
 import { sqlitePath } from './sqlite.js';
+import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
@@ -89,6 +92,26 @@ describe('SQLite driver', () => {
       clearInterval(ticker);
       if (holder.inTransaction) holder.exec('rollback');
       holder.close();
+    }
+  });
+
+  it('checkpoints the write-ahead log from a worker thread, not at the commit', async () => {
+    const storage = openStorage({ databaseUrl: fixture.database.url });
+    const file = sqlitePath(fixture.database.url);
+    try {
+      // The service connection checkpoints only as a backstop, far above what is written here.
+      const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(storage.db);
+      expect(rows[0]?.wal_autocheckpoint).toBe(BACKSTOP_CHECKPOINT_PAGES);
+      await sql`create table filler (x blob not null)`.execute(storage.db);
+      const before = statSync(file).size;
+      // About 3,000 pages in one commit, over SQLite's default of 1,000 for a checkpoint at commit.
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000) insert into filler select randomblob(4000) from n`.execute(storage.db);
+      // Nothing runs on this connection now: only the worker can copy the log into the file.
+      const deadline = Date.now() + 5_000;
+      while (statSync(file).size < before + 8_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(statSync(file).size).toBeGreaterThanOrEqual(before + 8_000_000);
+    } finally {
+      await storage.close();
     }
   });
 });
