@@ -4,6 +4,7 @@ import { addDays } from '../recurrence/recurrence.dates.js';
 import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.index.js';
 import { columnsOf, modelFromRow } from './sessions.model.js';
+import { parseOccurrenceKey } from './sessions.participants.js';
 import { type IndexedSession, indexHorizon, occurrenceRows, seriesPattern } from './sessions.occurrences.js';
 
 const FIRST_DAY = '0001-01-01';
@@ -36,7 +37,7 @@ export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: nu
     ctx.sessions.exceptionsOf(db, [sessionId]),
     ctx.participants.hostCompletions(db, { sessionIds: [sessionId], from: FIRST_DAY, to: FULLY_INDEXED }),
   ]);
-  const hostCompleted = new Set([...completions].map((key) => key.slice(key.indexOf('|') + 1)));
+  const hostCompleted = new Set([...completions].map((key) => parseOccurrenceKey(key).date));
   const horizon = indexHorizon(session, utcToday(now));
   await ctx.index.write(db, {
     replace: [sessionId],
@@ -66,8 +67,8 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
     ]);
     const hostCompleted = new Map<number, Set<string>>();
     for (const key of completions) {
-      const [id, date] = [Number(key.slice(0, key.indexOf('|'))), key.slice(key.indexOf('|') + 1)];
-      hostCompleted.set(id, (hostCompleted.get(id) ?? new Set()).add(date));
+      const { sessionId, date } = parseOccurrenceKey(key);
+      hostCompleted.set(sessionId, (hostCompleted.get(sessionId) ?? new Set()).add(date));
     }
     // Written in parts of about WRITE_ROWS rows, so that a batch of long series never holds
     // all their occurrences at once.

@@ -4,6 +4,12 @@ import type { Db } from '../../storage/database.js';
 /** A (session, occurrence) pair as a map key. */
 export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
 
+/** The session and date an occurrenceKey names. */
+export function parseOccurrenceKey(key: string): { sessionId: number; date: string } {
+  const bar = key.indexOf('|');
+  return { sessionId: Number(key.slice(0, bar)), date: key.slice(bar + 1) };
+}
+
 export type ParticipantsRepository = ReturnType<typeof createParticipantsRepository>;
 
 /** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */
