@@ -3,7 +3,7 @@ import type { Db, Storage } from '../../storage/database.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { type SessionFilters, involvedIds, streamsFor } from './sessions.listing-filters.js';
+import { type SessionFilters, involvedIds, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 
 /** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
 export interface DatedKey {
@@ -89,8 +89,7 @@ export function createOccurrenceIndex(storage: Storage) {
       .orderBy('session_occurrences.starts_at')
       .orderBy('session_occurrences.session_id')
       .orderBy('session_occurrences.occurrence_date')
-      .limit(q.limit)
-      .execute();
+      .limit(q.limit);
   }
 
   return {
@@ -102,7 +101,7 @@ export function createOccurrenceIndex(storage: Storage) {
       const { user, filters: f } = q;
       const streams = streamsFor(f);
       const orgs = [...f.orgIds];
-      const reads: Promise<Awaited<ReturnType<typeof stream>>>[] = [];
+      const reads: ReturnType<typeof stream>[] = [];
       if (streams.public) {
         // A literal, so that the partial index of public occurrences matches the query.
         for (const orgId of orgs) reads.push(stream((eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
@@ -118,16 +117,14 @@ export function createOccurrenceIndex(storage: Storage) {
         reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(storage.db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
       }
       const seen = new Map<string, DatedKey>();
-      for (const rows of await Promise.all(reads)) {
-        for (const r of rows) {
-          seen.set(`${r.session_id}|${r.occurrence_date}`, {
-            startsAt: r.starts_at,
-            id: r.session_id,
-            date: r.occurrence_date,
-            endsAt: r.ends_at,
-            completed: r.completed === 1,
-          });
-        }
+      for (const r of (await streamsAsOne(storage.db, reads)?.execute()) ?? []) {
+        seen.set(`${r.session_id}|${r.occurrence_date}`, {
+          startsAt: r.starts_at,
+          id: r.session_id,
+          date: r.occurrence_date,
+          endsAt: r.ends_at,
+          completed: r.completed === 1,
+        });
       }
       return [...seen.values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0)).slice(0, q.limit);
     },

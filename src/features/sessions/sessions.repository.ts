@@ -3,7 +3,7 @@ import type { Audience } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { type SessionFilters, involvedIds, streamsFor } from './sessions.listing-filters.js';
+import { type SessionFilters, involvedIds, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS, type RecurrenceRow } from './sessions.model.js';
 import { involves, visibleTo } from './sessions.visibility.js';
 
@@ -63,7 +63,7 @@ export function createSessionsRepository(storage: Storage) {
     let query = storage.db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where(where).where(filtersOf(q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
-    return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit).execute();
+    return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
   }
 
   return {
@@ -88,7 +88,7 @@ export function createSessionsRepository(storage: Storage) {
         reads.push(keyStream((eb) => eb.and([eb('sessions.id', 'in', involvedIds(storage.db, user)), eb('sessions.org_id', 'in', orgs)]), q));
       }
       const keys = new Map<number, PageKey>();
-      for (const rows of await Promise.all(reads)) for (const r of rows) keys.set(r.id, { startsAt: r.starts_at, id: r.id });
+      for (const r of (await streamsAsOne(storage.db, reads)?.execute()) ?? []) keys.set(r.id, { startsAt: r.starts_at, id: r.id });
       return [...keys.values()].sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0)).slice(0, q.limit);
     },
 
