@@ -101,11 +101,11 @@ export const postgresDialect: Dialect = {
   refreshStatistics: () => Promise.resolve(),
 };
 
-/** Checked at start-up: each of these trades committed data, or the pool itself, away. */
+/** Checked at start-up: each of these trades committed data, the pool, or the speed of reads away. */
 async function postgresSettingsWarnings(db: Kysely<Database>, poolSize: number): Promise<string[]> {
   const { rows } = await sql<{ name: string; setting: string }>`
     select name, setting from pg_settings
-    where name in ('fsync', 'full_page_writes', 'synchronous_commit', 'max_connections', 'superuser_reserved_connections')
+    where name in ('fsync', 'full_page_writes', 'synchronous_commit', 'max_connections', 'superuser_reserved_connections', 'autovacuum')
   `.execute(db);
   const setting = new Map(rows.map((r) => [r.name, r.setting]));
   const warnings: string[] = [];
@@ -115,6 +115,11 @@ async function postgresSettingsWarnings(db: Kysely<Database>, poolSize: number):
   }
   if (setting.get('synchronous_commit') === 'off') {
     warnings.push('PostgreSQL runs with synchronous_commit=off: a server crash can lose the last acknowledged writes');
+  }
+  if (setting.get('autovacuum') === 'off') {
+    // Every session update leaves a dead row (the occurrence indexer updates each one at
+    // least once), and statistics are never refreshed: listings slow down as tables age.
+    warnings.push('PostgreSQL runs with autovacuum=off: dead rows and stale statistics slow listings down over time; turn it on or VACUUM ANALYZE regularly');
   }
   const usable = Number(setting.get('max_connections') ?? 0) - Number(setting.get('superuser_reserved_connections') ?? 0);
   if (usable > 0 && poolSize > usable) {
