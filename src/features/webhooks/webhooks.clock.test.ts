@@ -56,6 +56,31 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
     expect(got[0]?.data.starts_at).toBe(new Date(base - 120 * minute).toISOString());
   }, 60_000);
 
+  it('follows the schedule: a session completed early still starts and ends, and says it is completed', async () => {
+    t = await createJobsApp(dialect);
+    receiver = await new Receiver().start();
+    const alice = await t.user('alice');
+    const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.started', 'session.ended'] })).body.data;
+    const minute = 60_000;
+    const base = Math.floor(Date.now() / minute) * minute;
+    const early = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 120 * minute), 60))).body.data;
+    const done = await alice.post(`/api/v1/sessions/${early.id}/complete`);
+    expect(done.status, done.text).toBe(200);
+    // A deleted session has no instants left to raise.
+    const gone = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 90 * minute), 30))).body.data;
+    expect((await alice.delete(`/api/v1/sessions/${gone.id}`)).status).toBe(204);
+    await t.storage.db.updateTable('webhook_state').set({ instant: new Date(base - 180 * minute).toISOString() }).where('name', '=', 'clock').execute();
+
+    await t.start();
+    await receiver.until((r) => r.length >= 2, 15_000);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const got = receiver.received.map((r) => new Webhook(hook.secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { id: number; status: string } });
+    expect(got.map((p) => [p.type, p.data.id, p.data.status]).sort()).toEqual([
+      ['session.ended', early.id, 'completed'],
+      ['session.started', early.id, 'completed'],
+    ]);
+  }, 60_000);
+
   it('raises session.started within 5 s of a session starting at the next minute (waits up to ~70 s)', async () => {
     t = await createJobsApp(dialect);
     receiver = await new Receiver().start();
