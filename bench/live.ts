@@ -14,7 +14,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { runCannon } from './cannon.js';
 
 export interface LiveUser {
   handle: string;
@@ -121,11 +121,6 @@ async function upToDateCursor(base: string, token: string): Promise<string> {
   throw new Error('live bench: the change feed did not end');
 }
 
-const cannon = (opts: autocannon.Options) =>
-  new Promise<autocannon.Result>((resolve, reject) => {
-    autocannon(opts, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)));
-  });
-
 /** Both goals; logs what it measures. */
 export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
   const perToken = Math.min(1_000, Math.ceil(o.clients / Math.max(1, o.tokens.length)));
@@ -140,8 +135,8 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
     const cursor = await upToDateCursor(service.base, o.reader.token);
     const measure = async (path: string) => {
       const opts = { url: service.base + path, connections: o.clients, headers: auth(o.reader.token) };
-      await cannon({ ...opts, duration: Math.min(3, o.durationSeconds) });
-      return cannon({ ...opts, duration: o.durationSeconds });
+      await runCannon({ ...opts, duration: Math.min(3, o.durationSeconds) });
+      return runCannon({ ...opts, duration: o.durationSeconds });
     };
     const tasks = await measure('/api/v1/tasks');
     const changes = await measure(`/api/v1/changes?cursor=${cursor}`);

@@ -14,7 +14,8 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { runCannon } from './cannon.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, explainCalls } from './explain.js';
@@ -572,12 +573,6 @@ async function oneAtATime(base: string, request: Request): Promise<NonNullable<O
     times.push(Math.round(performance.now() - t));
   }
   return { median: median(times), max: Math.max(...times), requests: times.length, bodyBytes };
-}
-
-function runCannon(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(opts, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result)));
-  });
 }
 
 async function runScenario(sc: Scenario, service: Service, baseline: { child: ChildProcess; base: string }, seeded: SeedResult): Promise<Outcome> {

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { runCannon } from './cannon.js';
 import { createAuthService } from '../src/features/auth/auth.service.js';
 import { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
 import { migrateToLatest, openStorage } from './service-calls.js';
@@ -84,10 +84,6 @@ async function startService(root: string, url: string): Promise<{ child: ChildPr
   return { child, base };
 }
 
-function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => autocannon(opts, (error, result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(result))));
-}
-
 export async function benchWebhooks(o: Options): Promise<WebhookBenchGoal[]> {
   const users = Math.max(1, Math.round((o.scale * EVENTS_PER_SECOND) / UPDATES_PER_SECOND / MAX_WEBHOOKS_PER_USER));
   const storage = openStorage(o.url);
@@ -131,12 +127,12 @@ export async function benchWebhooks(o: Options): Promise<WebhookBenchGoal[]> {
       const stopWriter = writer();
       const at = received;
       const started = Date.now();
-      const result = await cannon({ url: `${service.base}/api/v1/tasks?limit=${TASKS}`, connections: o.connections, duration: o.seconds, headers: { authorization: `Bearer ${reader}` } });
+      const result = await runCannon({ url: `${service.base}/api/v1/tasks?limit=${TASKS}`, connections: o.connections, duration: o.seconds, headers: { authorization: `Bearer ${reader}` } });
       stopWriter();
       return { reqPerSec: result.requests.average, p99: result.latency.p99, events: (received - at) / ((Date.now() - started) / 1000) };
     };
 
-    await cannon({ url: `${service.base}/api/v1/tasks?limit=${TASKS}`, connections: o.connections, duration: 2, headers: { authorization: `Bearer ${reader}` } });
+    await runCannon({ url: `${service.base}/api/v1/tasks?limit=${TASKS}`, connections: o.connections, duration: 2, headers: { authorization: `Bearer ${reader}` } });
     const hooks = users * MAX_WEBHOOKS_PER_USER;
     const subscribe = async () => {
       const ids: [string, string | number][] = [];
