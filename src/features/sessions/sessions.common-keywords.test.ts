@@ -44,6 +44,9 @@ describeEachDialect('common keywords', (dialect) => {
     const next = await service.list(fixture.user, { ...query, cursor: again.next_cursor ?? undefined });
     // The verdict is kept: neither the same page nor the next one asks again.
     expect(lookups()).toBe(before + 1);
+    // Only for that user: another one's search asks for itself.
+    await service.list({ ...fixture.user, id: fixture.user.id + 1000, handle: 'someone-else' }, query);
+    expect(lookups()).toBe(before + 2);
     expect(names(again)).toEqual(names(first));
     expect(first.data).toHaveLength(20);
     expect(names(first).every((n) => n.startsWith('Code review'))).toBe(true);

@@ -118,11 +118,15 @@ export async function listSessions(
     keyword: query.keyword,
   };
   // A rare keyword is looked up in the substring index once; a common one fills a page fast
-  // from the rows the visibility streams read anyway, and is not looked up again for a while.
-  if (query.keyword !== undefined && !ctx.commonKeywords.has(query.keyword)) {
-    const named = await ctx.storage.sessionIdsNamed(query.keyword, MAX_NAMED_SESSIONS);
-    if (named !== undefined) filters.named = named;
-    else ctx.commonKeywords.add(query.keyword);
+  // from the rows the visibility streams read anyway, and is not looked up again for a while
+  // by the same user.
+  if (query.keyword !== undefined) {
+    const memo = `${user.id}\u0000${query.keyword}`;
+    if (!ctx.commonKeywords.has(memo)) {
+      const named = await ctx.storage.sessionIdsNamed(query.keyword, MAX_NAMED_SESSIONS);
+      if (named !== undefined) filters.named = named;
+      else ctx.commonKeywords.add(memo);
+    }
   }
   // One extra key tells whether another page follows.
   let items: ItemKey[];
