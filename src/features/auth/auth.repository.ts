@@ -88,17 +88,28 @@ export function createAuthRepository(storage: Storage) {
       return found;
     },
 
-    /** Those of the token hashes that are neither revoked nor expired at `now`: one statement for many (the event streams' check). */
-    async activeTokenHashes(hashes: readonly string[], now: string): Promise<Set<string>> {
-      if (hashes.length === 0) return new Set();
+    /**
+     * Those of the token hashes that are neither revoked nor expired at `now`, each with its
+     * user's orgs now: one statement for many (the event streams' check).
+     */
+    async activeTokens(hashes: readonly string[], now: string): Promise<Map<string, number[]>> {
+      const out = new Map<string, number[]>();
+      if (hashes.length === 0) return out;
       const rows = await storage.db
         .selectFrom('tokens')
-        .select('token_hash')
-        .where('token_hash', 'in', [...hashes])
-        .where('revoked_at', 'is', null)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .leftJoin('memberships', 'memberships.user_id', 'tokens.user_id')
+        .select(['tokens.token_hash', 'memberships.org_id'])
+        .where('tokens.token_hash', 'in', [...hashes])
+        .where('tokens.revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]))
+        .orderBy('memberships.org_id')
         .execute();
-      return new Set(rows.map((r) => r.token_hash));
+      for (const r of rows) {
+        const orgs = out.get(r.token_hash) ?? [];
+        if (r.org_id !== null) orgs.push(r.org_id);
+        out.set(r.token_hash, orgs);
+      }
+      return out;
     },
 
     /** Records use of the token; `found` (maybe a cached lookup) carries the new time, so concurrent requests do not write it again. */

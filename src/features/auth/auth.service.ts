@@ -60,10 +60,11 @@ export function createAuthService(storage: Storage) {
     },
 
     /**
-     * Those of the tokens (by hash, auth.token.ts hashToken) still usable now: how a
-     * long-lived request (an event stream) learns that its token was revoked or expired.
+     * Those of the tokens (by hash, auth.token.ts hashToken) still usable now, with their
+     * user's orgs now: how a long-lived request (an event stream) learns that its token was
+     * revoked or expired, or that its user joined another org.
      */
-    activeTokenHashes: (hashes: readonly string[], now = new Date()) => repo.activeTokenHashes(hashes, now.toISOString()),
+    activeTokens: (hashes: readonly string[], now = new Date()) => repo.activeTokens(hashes, now.toISOString()),
 
     /** `GET /me`: the caller as the token lookup found them, no further query. */
     me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),

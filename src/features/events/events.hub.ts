@@ -24,7 +24,7 @@ const PAGE = 100;
 const PUMP_WIDTH = 8;
 /** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/** Token revocation and expiry are checked this often. */
+/** Token revocation and expiry, and the user's orgs, are checked this often. */
 const TOKEN_CHECK_MS = 1_000;
 /** Socket writes between two yields to the event loop. */
 const WRITE_BATCH = 100;
@@ -179,10 +179,16 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS) return;
     tokensCheckedAt = Date.now();
     const checked = new Set([...streams].map((s) => s.tokenHash));
-    const active = await deps.auth.activeTokenHashes([...checked]);
+    const active = await deps.auth.activeTokens([...checked]);
     // Only the tokens asked about: a stream that opened while the query ran, with a token
     // no stream had before, is not in the answer and was authenticated just now.
-    for (const stream of streams) if (checked.has(stream.tokenHash) && !active.has(stream.tokenHash)) end(stream);
+    for (const stream of streams) {
+      if (!checked.has(stream.tokenHash)) continue;
+      const orgIds = active.get(stream.tokenHash);
+      if (orgIds === undefined) end(stream);
+      // Memberships are only ever added: a stream follows an org its user joined from then on.
+      else if (orgIds.some((org) => !stream.user.orgIds.includes(org))) stream.user = { ...stream.user, orgIds };
+    }
   }
 
   async function heartbeat() {

@@ -68,6 +68,22 @@ describeEachDialect('GET /events', (dialect) => {
     await database.drop();
   });
 
+  it('follows an org its user joins while the stream is open, within the token check (1 s)', async () => {
+    const auth = createAuthService(storage);
+    await auth.addUser('dave', [1]);
+    tokens.dave = await auth.issueToken('dave');
+    const dave = await stream('dave');
+    expect(dave.status).toBe(200);
+    const before = await create('carol', '/api/v1/sessions', session('org 2 before dave joined', true, 2));
+    await auth.addUser('dave', [2]);
+    // The hub's token check runs once a second; give it two.
+    await new Promise((resolve) => setTimeout(resolve, 2_200));
+    const after = await create('carol', '/api/v1/sessions', session('org 2 after dave joined', true, 2));
+    const seen = await dave.waitFor((e) => e.event === 'change' && data(e).id === after);
+    expect(data(seen).record?.name).toBe('org 2 after dave joined');
+    expect(dave.events.some((e) => e.event === 'change' && data(e).id === before)).toBe(false);
+  });
+
   it('pushes each change to the streams of the users who may see it, and only to them', async () => {
     const [alice, bob, carol] = [await stream('alice'), await stream('bob'), await stream('carol')];
     expect(alice.status).toBe(200);
