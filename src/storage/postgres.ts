@@ -122,8 +122,11 @@ async function postgresSettingsWarnings(db: Kysely<Database>, poolSize: number):
     warnings.push('PostgreSQL runs with autovacuum=off: dead rows and stale statistics slow listings down over time; turn it on or VACUUM ANALYZE regularly');
   }
   const usable = Number(setting.get('max_connections') ?? 0) - Number(setting.get('superuser_reserved_connections') ?? 0);
-  if (usable > 0 && poolSize > usable) {
-    warnings.push(`DB_POOL_SIZE=${poolSize} exceeds the ${usable} connections PostgreSQL allows (max_connections): requests will wait and fail`);
+  // A serving process also holds one connection that LISTENs for signals (signals.ts).
+  if (usable > 0 && poolSize + 1 > usable) {
+    warnings.push(
+      `DB_POOL_SIZE=${poolSize} and the one listening connection exceed the ${usable} connections PostgreSQL allows (max_connections): requests will wait and fail`,
+    );
   }
   return warnings;
 }

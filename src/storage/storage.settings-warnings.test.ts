@@ -29,13 +29,25 @@ describeEachDialect('start-up warnings about database settings', (dialect) => {
       }
     });
 
-    it('warns when the pool is larger than PostgreSQL allows connections', async () => {
-      const storage = openStorage({ databaseUrl: database.url, poolSize: 100_000 });
-      try {
-        expect((await storage.settingsWarnings()).join('\n')).toMatch(/DB_POOL_SIZE=100000 exceeds/);
-      } finally {
-        await storage.close();
-      }
+    it('warns when the pool and the listening connection need more connections than PostgreSQL allows', async () => {
+      const probe = openStorage({ databaseUrl: database.url });
+      const { rows } = await sql<{ n: number }>`
+        select (select setting::int from pg_settings where name = 'max_connections')
+             - (select setting::int from pg_settings where name = 'superuser_reserved_connections') as n`.execute(probe.db);
+      await probe.close();
+      const usable = Number(rows[0]?.n);
+      const warned = async (poolSize: number) => {
+        const storage = openStorage({ databaseUrl: database.url, poolSize });
+        try {
+          return (await storage.settingsWarnings()).some((w) => w.startsWith(`DB_POOL_SIZE=${poolSize} and the one listening connection exceed`));
+        } finally {
+          await storage.close();
+        }
+      };
+      expect(await warned(100_000)).toBe(true);
+      // A pool of all usable connections leaves none for the listener.
+      expect(await warned(usable)).toBe(true);
+      expect(await warned(usable - 1)).toBe(false);
     });
   } else {
     it('warns that an in-memory database loses everything at exit', async () => {
