@@ -34,12 +34,18 @@ export class MigrationError extends Error {
 
 /**
  * Kysely's introspection reads every schema of the database by name; a schema dropped by
- * someone else meanwhile (SQLSTATE 3F000 naming another schema) fails that read though
- * nothing of ours is wrong. Nothing was applied then, so the run can simply be repeated.
+ * someone else meanwhile fails that read though nothing of ours is wrong: SQLSTATE 3F000
+ * naming another schema, or 42P01 naming a table of another schema (the schema went between
+ * listing its tables and reading one). Nothing was applied then (PostgreSQL migrates in one
+ * transaction), so the run can simply be repeated.
  */
-function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {
-  if (!(error instanceof Error) || (error as Error & { code?: string }).code !== '3F000') return false;
-  return ours === undefined || !error.message.includes(`"${ours}"`);
+export function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as Error & { code?: string };
+  if (code === '3F000') return ours === undefined || !error.message.includes(`"${ours}"`);
+  if (code !== '42P01') return false;
+  const schema = /relation "([^".]+)\.[^"]+" does not exist/.exec(error.message)?.[1];
+  return schema !== undefined && schema !== ours;
 }
 
 /**

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { foldForSearch } from './columns.js';
 import { type Storage, openStorage } from './database.js';
+import { otherSchemaVanished } from './migrator.js';
 import type { NewSession } from './tables.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import { postgresDialect } from './postgres.js';
@@ -104,4 +105,46 @@ describeEachDialect('migration 0004: names stored before it', (dialect) => {
       expect((await storage.sessionIdsNamed(needle, 2_000))?.sort((a, b) => a - b)).toEqual(idsNamed(needle));
     }
   });
+});
+
+describeEachDialect('migrating while another schema of the database is dropped', (dialect) => {
+  const database = useTestDatabase(dialect);
+
+  if (dialect === 'postgres') {
+    /** The error PostgreSQL itself raises for `statement`. */
+    async function errorOf(storage: Storage, statement: string): Promise<unknown> {
+      return sql.raw(statement).execute(storage.db).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    }
+
+    it('retries what Kysely read of a vanished schema or its tables, and nothing of its own', async () => {
+      const storage = openStorage({ databaseUrl: database.url });
+      try {
+        const ours = (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0]?.schema;
+        // What Kysely's introspection meets when another test's schema goes away mid-read.
+        const schemaGone = await errorOf(storage, 'create table gone_schema_x.t (id int)');
+        const tableGone = await errorOf(storage, `select 'gone_schema_x.session_occurrences'::regclass`);
+        expect(otherSchemaVanished(schemaGone, ours)).toBe(true);
+        expect(otherSchemaVanished(tableGone, ours)).toBe(true);
+        // A missing table of our own schema, or one named without a schema, is a real failure.
+        expect(otherSchemaVanished(await errorOf(storage, `select '${ours}.no_such_table'::regclass`), ours)).toBe(false);
+        expect(otherSchemaVanished(await errorOf(storage, 'select * from no_such_table'), ours)).toBe(false);
+        expect(otherSchemaVanished(await errorOf(storage, `create table "${ours}_gone".t (id int)`), `${ours}_gone`)).toBe(false);
+      } finally {
+        await storage.close();
+      }
+    });
+  } else {
+    it('has one schema: a missing table is always a real failure', async () => {
+      const storage = openStorage({ databaseUrl: database.url });
+      try {
+        const error = await sql.raw('select * from no_such_table').execute(storage.db).then(() => undefined, (e: unknown) => e);
+        expect(otherSchemaVanished(error, undefined)).toBe(false);
+      } finally {
+        await storage.close();
+      }
+    });
+  }
 });
