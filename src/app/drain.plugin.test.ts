@@ -75,6 +75,51 @@ describe('closing with requests in flight', () => {
     expect(await within(2_000, closing)).toBeLessThan(2_000);
   });
 
+  it('keeps what handlers use open until a handler whose client went away has finished', async () => {
+    const app = Fastify({ logger: false });
+    // Registered before the drain plugin, as storage is: its onClose runs after the drain plugin's.
+    let resourceOpen = true;
+    app.addHook('onClose', (_instance, done) => {
+      resourceOpen = false;
+      done();
+    });
+    await app.register(drainPlugin);
+    let sawResource: boolean | undefined;
+    app.get('/slow', async () => {
+      await sleep(400);
+      sawResource = resourceOpen;
+      return { ok: true };
+    });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const conn = await rawConnect(base);
+    conn.write('GET /slow HTTP/1.1\r\nHost: focus\r\n\r\n');
+    await sleep(100);
+    // The client leaves mid-request, then the server is told to stop.
+    conn.destroy();
+    await sleep(50);
+    const took = await within(3_000, app.close());
+    expect(sawResource).toBe(true);
+    expect(resourceOpen).toBe(false);
+    expect(took).toBeGreaterThanOrEqual(200);
+  });
+
+  it('does not wait for an event stream whose client went away', async () => {
+    const app = Fastify({ logger: false });
+    await app.register(drainPlugin);
+    app.get('/stream', async (_request, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.raw.write(': open\n\n');
+    });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const conn = await rawConnect(base);
+    conn.write('GET /stream HTTP/1.1\r\nHost: focus\r\n\r\n');
+    await sleep(100);
+    conn.destroy();
+    await sleep(50);
+    expect(await within(3_000, app.close())).toBeLessThan(1_000);
+  });
+
   it('closes a connection whose response was on its way before closing began, once it is out', async () => {
     const app = Fastify({ logger: false });
     await app.register(drainPlugin);

@@ -4,6 +4,11 @@ import fp from 'fastify-plugin';
 
 /** How often a closing server looks for connections that have nothing in flight. */
 const SWEEP_MS = 100;
+/**
+ * How long a closed server waits for handlers still running after their client went away,
+ * before the plugins registered earlier (storage) release what those handlers use.
+ */
+export const ABANDONED_HANDLERS_WAIT_MS = 2_000;
 
 /*
  * Closing ends every connection as soon as it has no response in flight. Node's
@@ -18,6 +23,14 @@ const SWEEP_MS = 100;
  * So once closing starts, every response says `Connection: close`, and every connection
  * without a response in flight is closed, now and as others come to that point. A
  * request whose headers had not all arrived is cut; it would only have got a 503.
+ *
+ * A client that goes away mid-request ends its connection, but its handler runs on; Node
+ * then counts nothing in flight, and storage closed under the handler ("driver has already
+ * been destroyed", logged as an unhandled error). So each request also counts until its
+ * response is ended (Fastify ends it after every onSend hook, also for a client gone; an
+ * event stream ends it when the stream ends), and closing waits for that count, bounded by
+ * ABANDONED_HANDLERS_WAIT_MS. This plugin's onClose runs before storage's: Fastify runs the
+ * onClose hooks of one level last-registered first.
  */
 export const drainPlugin = fp(
   (app, _options, done) => {
@@ -36,6 +49,31 @@ export const drainPlugin = fp(
         connections.set(socket, inFlight - 1);
         if (closing && inFlight === 1) socket.destroySoon();
       });
+    });
+
+    /** Requests whose response has not been ended yet, and who waits for there to be none. */
+    let unended = 0;
+    let whenNoneUnended: (() => void) | undefined;
+    app.addHook('onRequest', (_request, reply, hookDone) => {
+      unended++;
+      const res = reply.raw;
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      let ended = false;
+      const settle = () => {
+        if (ended) return;
+        ended = true;
+        if (--unended === 0) whenNoneUnended?.();
+      };
+      res.end = ((...args: unknown[]) => {
+        settle();
+        return end(...args);
+      }) as typeof res.end;
+      // A hijacked response (an event stream) whose client left is never ended by anyone; its
+      // handler is done (it returned when it hijacked). Any other reply is still being made.
+      res.once('close', () => {
+        if (reply.sent) settle();
+      });
+      hookDone();
     });
 
     let closing = false;
@@ -58,7 +96,16 @@ export const drainPlugin = fp(
     });
     app.addHook('onClose', (_app, hookDone) => {
       clearInterval(sweep);
-      hookDone();
+      if (unended === 0) return hookDone();
+      const deadline = setTimeout(() => {
+        whenNoneUnended = undefined;
+        hookDone();
+      }, ABANDONED_HANDLERS_WAIT_MS).unref();
+      whenNoneUnended = () => {
+        clearTimeout(deadline);
+        whenNoneUnended = undefined;
+        hookDone();
+      };
     });
     done();
   },
