@@ -24,6 +24,15 @@ async function within<T>(ms: number, promise: Promise<T>): Promise<number> {
   return Date.now() - started;
 }
 
+/** A client that asks for `path` and goes away 100 ms later, before the answer. */
+async function leaveMidRequest(base: string, path: string): Promise<void> {
+  const conn = await rawConnect(base);
+  conn.write(`GET ${path} HTTP/1.1\r\nHost: focus\r\n\r\n`);
+  await sleep(100);
+  conn.destroy();
+  await sleep(50);
+}
+
 describe('closing with requests in flight', () => {
   let database: TestDatabase;
 
@@ -90,13 +99,7 @@ describe('closing with requests in flight', () => {
       sawResource = resourceOpen;
       return { ok: true };
     });
-    const base = await app.listen({ port: 0, host: '127.0.0.1' });
-    const conn = await rawConnect(base);
-    conn.write('GET /slow HTTP/1.1\r\nHost: focus\r\n\r\n');
-    await sleep(100);
-    // The client leaves mid-request, then the server is told to stop.
-    conn.destroy();
-    await sleep(50);
+    await leaveMidRequest(await app.listen({ port: 0, host: '127.0.0.1' }), '/slow');
     const took = await within(3_000, app.close());
     expect(sawResource).toBe(true);
     expect(resourceOpen).toBe(false);
@@ -111,12 +114,7 @@ describe('closing with requests in flight', () => {
       reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
       reply.raw.write(': open\n\n');
     });
-    const base = await app.listen({ port: 0, host: '127.0.0.1' });
-    const conn = await rawConnect(base);
-    conn.write('GET /stream HTTP/1.1\r\nHost: focus\r\n\r\n');
-    await sleep(100);
-    conn.destroy();
-    await sleep(50);
+    await leaveMidRequest(await app.listen({ port: 0, host: '127.0.0.1' }), '/stream');
     expect(await within(3_000, app.close())).toBeLessThan(1_000);
   });
 
