@@ -33,7 +33,8 @@ let seen = '';
 function checkpoint() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    const now = result === undefined ? '' : result.log + ':' + result.checkpointed;
+    if (result === undefined) return false;
+    const now = result.log + ':' + result.checkpointed;
     const moved = now !== seen && result.log > 0;
     seen = now;
     return moved;
