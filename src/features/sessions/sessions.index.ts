@@ -110,7 +110,9 @@ export function createOccurrenceIndex(storage: Storage) {
       // The reader's own and involved sessions are few next to an org's: their occurrences
       // are read by session through the primary key.
       if (streams.own) {
-        const own = storage.db.selectFrom('sessions').select('sessions.id').where('sessions.created_by', '=', user.id).where('sessions.org_id', 'in', orgs);
+        let own = storage.db.selectFrom('sessions').select('sessions.id').where('sessions.created_by', '=', user.id).where('sessions.org_id', 'in', orgs);
+        // Only the sessions whose occurrences this stream may list are probed.
+        if (streams.ownPublic !== undefined) own = own.where('sessions.is_public', '=', streams.ownPublic);
         reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', own), ...visibility(eb)]), q));
       }
       if (streams.involved) {

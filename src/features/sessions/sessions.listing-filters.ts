@@ -31,9 +31,13 @@ export const MAX_NAMED_SESSIONS = 1000;
 export interface Streams {
   /** An org's public sessions (one stream per org). */
   public: boolean;
-  /** The reader's own sessions, and those the reader is involved in; `is_public` they must have, if any. */
+  /** The reader's own sessions, and those the reader is involved in. */
   own: boolean;
   involved: boolean;
+  /**
+   * The `is_public` the own and involved streams need read, if only one: the channel asked
+   * for, or 0 when the public streams are read too (they hold the reader's public sessions).
+   */
   ownPublic: 0 | 1 | undefined;
 }
 
@@ -41,7 +45,7 @@ export function streamsFor(f: SessionFilters): Streams {
   const publicStream = f.source !== 'user' && f.channel !== 'private';
   // With the public stream read, the reader's public sessions are in it already.
   const personal = !(publicStream && f.channel === 'public');
-  const ownPublic = f.channel === 'public' ? 1 : f.channel === 'private' ? 0 : undefined;
+  const ownPublic = f.channel === 'public' ? 1 : f.channel === 'private' || publicStream ? 0 : undefined;
   return { public: publicStream, own: personal, involved: personal, ownPublic };
 }
 
