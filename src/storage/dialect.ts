@@ -27,6 +27,8 @@ export interface Dialect {
   foldedContains(column: Expression<string>, folded: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /** See Storage.idIn. */
+  idIn(column: Expression<number>, ids: readonly number[]): Expression<SqlBool>;
   /** See Storage.sequenceChanges. */
   sequenceChanges(db: Kysely<Database>): Promise<number>;
   /** Makes the change log give each row its position as it is written, where writers take turns (SQLite). Migrations only. */

@@ -249,6 +249,7 @@ export const sqliteDialect: Dialect = {
     return rows.length > max ? undefined : rows.map((r) => r.id);
   },
   foldedContains: (column, folded) => sql<SqlBool>`instr(${column}, ${folded}) > 0`,
+  idIn: (column, ids) => sql<SqlBool>`${column} in (${sql.join([...ids])})`,
   maxParameters: 32_766,
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),

@@ -127,7 +127,7 @@ export function createSessionsRepository(storage: Storage) {
      */
     async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, SessionWithCreator>> {
       if (q.ids.length === 0) return new Map();
-      let query = baseQuery(db).where('sessions.id', 'in', [...new Set(q.ids)]);
+      let query = baseQuery(db).where((eb) => storage.idIn(eb.ref('sessions.id'), [...new Set(q.ids)]));
       if (q.listing !== undefined) query = query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
       const rows = await query.execute();
       return new Map(rows.map((r) => [r.id, r]));
