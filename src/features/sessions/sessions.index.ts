@@ -131,19 +131,33 @@ export function createOccurrenceIndex(storage: Storage) {
       return [...seen.values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0)).slice(0, q.limit);
     },
 
-    /** The first indexed occurrence dates on or after `from` of each session (two, for zones a day apart). */
+    /**
+     * The first three indexed occurrence dates on or after `from` of each session: from the
+     * day before UTC's today, a daily series' third is the today of a zone a day ahead of
+     * UTC. One seek into the primary key per date: numbering every indexed date ahead read
+     * all of them (a daily series holds a year and more), 2.5 ms for 50 series.
+     */
     async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, string[]>> {
       const out = new Map<number, string[]>();
       if (q.sessionIds.length === 0) return out;
-      const ranked = db
-        .selectFrom('session_occurrences')
-        .select(['session_id', 'occurrence_date'])
-        .select((eb) => eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('session_id').orderBy('occurrence_date')).as('n'))
-        .where('session_id', 'in', [...new Set(q.sessionIds)])
-        .where('occurrence_date', '>=', q.from)
-        .as('ranked');
-      const rows = await db.selectFrom(ranked).select(['session_id', 'occurrence_date']).where('n', '<=', 2).execute();
-      for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), r.occurrence_date].sort());
+      const nth = (eb: ExpressionBuilder<Database, 'sessions'>, offset: number) =>
+        eb
+          .selectFrom('session_occurrences')
+          .select('session_occurrences.occurrence_date')
+          .whereRef('session_occurrences.session_id', '=', 'sessions.id')
+          .where('session_occurrences.occurrence_date', '>=', q.from)
+          .orderBy('session_occurrences.occurrence_date')
+          .limit(1)
+          .offset(offset);
+      const rows = await db
+        .selectFrom('sessions')
+        .select((eb) => ['sessions.id', nth(eb, 0).as('first'), nth(eb, 1).as('second'), nth(eb, 2).as('third')])
+        .where((eb) => storage.idIn(eb.ref('sessions.id'), [...new Set(q.sessionIds)]))
+        .execute();
+      for (const r of rows) {
+        const dates = [r.first, r.second, r.third].filter((d): d is string => d !== null);
+        if (dates.length > 0) out.set(r.id, dates);
+      }
       return out;
     },
 
