@@ -186,8 +186,9 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
       if (!checked.has(stream.tokenHash)) continue;
       const orgIds = active.get(stream.tokenHash);
       if (orgIds === undefined) end(stream);
-      // Memberships are only ever added: a stream follows an org its user joined from then on.
-      else if (orgIds.some((org) => !stream.user.orgIds.includes(org))) stream.user = { ...stream.user, orgIds };
+      // A stream follows its user's orgs as they are now: one joined from then on, and one left
+      // (no path removes a membership today) no longer.
+      else if (orgIds.length !== stream.user.orgIds.length || orgIds.some((org) => !stream.user.orgIds.includes(org))) stream.user = { ...stream.user, orgIds };
     }
   }
 
