@@ -48,4 +48,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains in-flight requests (up to the drain deadline) and exits 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/cli/focus.js", "serve"]
+CMD ["node", "--max-semi-space-size=64", "dist/cli/focus.js", "serve"]

@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
 
 export interface LiveUser {
   handle: string;
@@ -63,7 +64,7 @@ const rssMb = (pid: number) => {
 async function startService(o: LiveOptions, env: Record<string, string>): Promise<{ child: ChildProcess; base: string; probeFile: string }> {
   const port = await freePort();
   const probeFile = join(tmpdir(), `focus-bench-live-probe-${process.pid}.json`);
-  const child = spawn(process.execPath, ['--import', join(o.root, 'bench/probe.js'), join(o.root, 'dist/cli/focus.js'), 'serve'], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, '--import', join(o.root, 'bench/probe.js'), join(o.root, 'dist/cli/focus.js'), 'serve'], {
     cwd: o.root,
     env: { ...process.env, DATABASE_URL: o.databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT: '0', BENCH_PROBE_FILE: probeFile, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

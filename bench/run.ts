@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { runCannon } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, explainCalls } from './explain.js';
@@ -282,7 +283,7 @@ async function startService(url: string): Promise<Service> {
   const probeFile = join(tmpdir(), `focus-bench-probe-${process.pid}.json`);
   // BENCH_CPU_PROF=1 writes a V8 CPU profile of the service to bench/results/tmp/prof/ when it exits.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, 'bench/results/tmp/prof')}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', join(ROOT, 'bench/probe.js'), join(ROOT, 'dist/cli/focus.js'), 'serve'], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...profile, '--import', join(ROOT, 'bench/probe.js'), join(ROOT, 'dist/cli/focus.js'), 'serve'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -311,7 +312,7 @@ async function startService(url: string): Promise<Service> {
 }
 
 async function startBaseline(target: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bench/baseline-server.js'), target], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, join(ROOT, 'bench/baseline-server.js'), target], { stdio: ['ignore', 'pipe', 'pipe'] });
   const line = await waitForLine(child, (l) => l.startsWith('{"port"'), 'baseline');
   const { port } = JSON.parse(line) as { port: number };
   return { child, base: `http://127.0.0.1:${port}` };

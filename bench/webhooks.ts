@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
+import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
 import { createAuthService } from '../src/features/auth/auth.service.js';
 import { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
 import { migrateToLatest, openStorage } from './service-calls.js';
@@ -58,7 +59,7 @@ async function json(base: string, method: string, path: string, token: string, b
 async function startService(root: string, url: string): Promise<{ child: ChildProcess; base: string }> {
   // BENCH_CPU_PROF=1: a V8 CPU profile of the service in bench/results/tmp/prof/, as run.ts does.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(root, 'bench/results/tmp/prof')}`] : [];
-  const child = spawn(process.execPath, [...profile, join(root, 'dist/cli/focus.js'), 'serve'], {
+  const child = spawn(process.execPath, [...SERVE_NODE_FLAGS, ...profile, join(root, 'dist/cli/focus.js'), 'serve'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT: '0', WEBHOOK_ALLOW_PRIVATE: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { AdminInputError } from '../features/auth/auth.service.js';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { SERVE_NODE_FLAGS } from '../../src/cli/cli.runtime.js';
 
 /*
  * The built `focus` command as an operator runs it: built once for all test workers,
@@ -153,7 +154,7 @@ export interface StartOptions {
 export async function startServer(env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
   const from = options.from ?? 'dist';
   if (from === 'dist' && !existsSync(FOCUS_BIN)) throw new Error(`${FOCUS_BIN} is missing: call buildOnce() (or run \`npm run build\`) first`);
-  const args = from === 'dist' ? [FOCUS_BIN, 'serve'] : ['--import', 'tsx', join(ROOT, 'src', 'cli', 'focus.ts'), 'serve'];
+  const args = [...SERVE_NODE_FLAGS, ...(from === 'dist' ? [FOCUS_BIN, 'serve'] : ['--import', 'tsx', join(ROOT, 'src', 'cli', 'focus.ts'), 'serve'])];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },

@@ -59,7 +59,7 @@ describe('npm start', () => {
         expect(serverPid).not.toBe(npm.pid);
         expect((await fetch(`${started.address}/readyz`)).status).toBe(200);
         // npm ran the built file and no script before it (no compile step).
-        expect(stdout).toMatch(/^> .*node dist\/cli\/focus\.js serve$/m);
+        expect(stdout).toMatch(/^> .*node (--\S+ )*dist\/cli\/focus\.js serve$/m);
         expect(stdout.match(/^> focus@/gm)).toHaveLength(1);
 
         npm.kill(signal);

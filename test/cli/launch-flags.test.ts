@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SERVE_NODE_FLAGS } from '../../src/cli/cli.runtime.js';
+import { ROOT, buildOnce } from '../helpers/server-process.js';
+
+/*
+ * `focus serve` is launched from three texts a user runs (the start script, the Dockerfile's
+ * CMD, the CLI's shebang for `focus serve` / `npx focus serve`); each must carry the flags the
+ * server was measured with, and the CI's packed-install check starts the last two for real.
+ */
+
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+describe('the Node flags of `focus serve`', () => {
+  it('the start script passes them to node', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
+    expect(start).toBe(`exec node ${SERVE_NODE_FLAGS.join(' ')} dist/cli/focus.js serve`);
+  });
+
+  it("the Dockerfile's CMD passes them to node", () => {
+    const cmd = read('Dockerfile').split('\n').filter((line) => line.startsWith('CMD '));
+    expect(cmd).toEqual([`CMD ${JSON.stringify(['node', ...SERVE_NODE_FLAGS, 'dist/cli/focus.js', 'serve'])}`.replace(/","/g, '", "')]);
+  });
+
+  it("the CLI's shebang passes them to node, in the source and in the build", async () => {
+    await buildOnce();
+    const shebang = `#!/usr/bin/env -S node ${SERVE_NODE_FLAGS.join(' ')}`;
+    expect(read('src/cli/focus.ts').split('\n')[0]).toBe(shebang);
+    expect(read('dist/cli/focus.js').split('\n')[0]).toBe(shebang);
+  }, 180_000);
+});
