@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { dockerfileCommand } from './dockerfile.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const run = promisify(execFile);
@@ -37,15 +38,6 @@ async function sh(file: string, args: string[], options: { cwd: string; env?: Re
     const e = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
-}
-
-/** The JSON-array form of a Dockerfile instruction (`CMD [...]`, `HEALTHCHECK … CMD [...]`). */
-function dockerfileCommand(dockerfile: string, instruction: RegExp): string[] {
-  const joined = dockerfile.replace(/\\\n\s*/g, ' ');
-  const line = joined.split('\n').find((l) => instruction.test(l));
-  const json = line === undefined ? undefined : /CMD\s+(\[.*\])\s*$/.exec(line)?.[1];
-  if (json === undefined) throw new Error(`Dockerfile has no ${String(instruction)} in JSON form`);
-  return JSON.parse(json) as string[];
 }
 
 async function freePort(): Promise<number> {
