@@ -17,6 +17,10 @@ export function sawBefore(user: AuthenticatedUser, row: ChangeRow): boolean {
   return audience.public || audience.users.includes(user.id);
 }
 
+/** Whether a change is one `after` reads for the user: a session of one of the user's orgs, or one of the user's tasks. */
+export const concerns = (user: AuthenticatedUser, row: ChangeRow) =>
+  row.kind === 'task' ? row.owner_id === user.id : row.org_id !== null && user.orgIds.includes(row.org_id);
+
 export type ChangesRepository = ReturnType<typeof createChangesRepository>;
 
 /**

@@ -5,7 +5,9 @@ import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TasksService } from '../tasks/tasks.service.js';
-import { type ChangesRepository, type PositionedChange, createChangesRepository, sawBefore } from './changes.repository.js';
+import type { Session } from '../sessions/sessions.schema.js';
+import type { Task } from '../tasks/tasks.schema.js';
+import { type ChangesRepository, type PositionedChange, concerns, createChangesRepository, sawBefore } from './changes.repository.js';
 import { type ChangeEntry, type ChangesQuery, DEFAULT_CHANGES_PAGE } from './changes.schema.js';
 
 /** A cursor is honoured this long; the log keeps changes a day longer (server.jobs.ts CHANGE_RETENTION_MS). */
@@ -56,6 +58,37 @@ export interface FeedPage {
 }
 
 const sizeOf = (entry: ChangeEntry) => Buffer.byteLength(JSON.stringify(entry));
+
+/**
+ * What a reader is told of log rows that concern it (ChangesRepository.after), given the
+ * records visible to it now: each record once, in its current state, at the position of its
+ * first change (commit order); a deletion, or a session it lost sight of, only if it saw the
+ * record before. Pure.
+ */
+function feedEntries(user: AuthenticatedUser, rows: readonly PositionedChange[], sessions: ReadonlyMap<number, Session>, tasks: ReadonlyMap<number, Task>): PositionedEntry[] {
+  const records = new Map<string, { first: PositionedChange; last: PositionedChange; seen: boolean }>();
+  for (const row of rows) {
+    const key = `${row.kind}:${row.record_id}`;
+    const seen = row.kind === 'task' || sawBefore(user, row);
+    const known = records.get(key);
+    if (known === undefined) records.set(key, { first: row, last: row, seen });
+    else records.set(key, { first: known.first, last: row, seen: known.seen || seen });
+  }
+  const entries: PositionedEntry[] = [];
+  // Map order is the order of first changes: commit order.
+  for (const { first, last, seen } of records.values()) {
+    const record = first.kind === 'session' ? sessions.get(first.record_id) : tasks.get(first.record_id);
+    // Never seen and not visible now: nothing to tell this reader.
+    if (record === undefined && !seen) continue;
+    const id = String(first.record_id);
+    const entry: ChangeEntry =
+      record === undefined
+        ? { type: first.kind, id, deleted: true, record: null, changed_at: last.changed_at }
+        : { type: first.kind, id, deleted: false, record, changed_at: last.changed_at };
+    entries.push({ entry, position: first.position, changedAt: first.changed_at });
+  }
+  return entries;
+}
 
 export type ChangesService = ReturnType<typeof createChangesService>;
 
@@ -142,32 +175,15 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
 
   async function scan(user: AuthenticatedUser, q: { after: number; upTo: number; limit: number; readAt: number }): Promise<FeedPage> {
     const rows = await changes.after({ orgIds: user.orgIds, ownerId: user.id, after: q.after, upTo: q.upTo, limit: SCAN_LIMIT });
-    const records = new Map<string, { first: PositionedChange; last: PositionedChange; seen: boolean }>();
-    for (const row of rows) {
-      const key = `${row.kind}:${row.record_id}`;
-      const seen = row.kind === 'task' || sawBefore(user, row);
-      const known = records.get(key);
-      if (known === undefined) records.set(key, { first: row, last: row, seen });
-      else records.set(key, { first: known.first, last: row, seen: known.seen || seen });
-    }
-    const ofKind = (kind: string) => [...records.values()].filter((r) => r.first.kind === kind).map((r) => r.first.record_id);
+    const ofKind = (kind: string) => [...new Set(rows.filter((r) => r.kind === kind).map((r) => r.record_id))];
     const [sessions, tasks] = await Promise.all([deps.sessions.visibleRecords(user, ofKind('session')), deps.tasks.records(user, ofKind('task'))]);
 
     const entries: PositionedEntry[] = [];
     let bytes = 0;
     const end = rows.length < SCAN_LIMIT ? undefined : rows.at(-1);
     let next: FeedPosition = { phase: 'log', head: end?.position ?? q.upTo, issuedAt: Math.min(q.readAt, Date.parse(end?.changed_at ?? '') || q.readAt) };
-    // Map order is the order of first changes: commit order.
-    for (const { first, last, seen } of records.values()) {
-      const record = first.kind === 'session' ? sessions.get(first.record_id) : tasks.get(first.record_id);
-      // Never seen and not visible now: nothing to tell this reader.
-      if (record === undefined && !seen) continue;
-      const id = String(first.record_id);
-      const entry: ChangeEntry =
-        record === undefined
-          ? { type: first.kind, id, deleted: true, record: null, changed_at: last.changed_at }
-          : { type: first.kind, id, deleted: false, record, changed_at: last.changed_at };
-      const size = sizeOf(entry);
+    for (const positioned of feedEntries(user, rows, sessions, tasks)) {
+      const size = sizeOf(positioned.entry);
       if (entries.length >= q.limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) {
         // Cut short: the page ends at its last entry, and the rest comes on the next one.
         const stop = entries.at(-1) as PositionedEntry;
@@ -175,9 +191,22 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
         break;
       }
       bytes += size;
-      entries.push({ entry, position: first.position, changedAt: first.changed_at });
+      entries.push(positioned);
     }
     return { entries, next };
+  }
+
+  /**
+   * The entries of `rows` (positioned changes every reader has seen up to the one before
+   * the first) for each reader, in the order given, from one load of the records for all:
+   * what an instance's event streams are sent when the log moves. Unpaged: the caller
+   * bounds the rows.
+   */
+  async function forReaders(readers: readonly AuthenticatedUser[], rows: readonly PositionedChange[]): Promise<PositionedEntry[][]> {
+    const concerned = readers.map((reader) => rows.filter((row) => concerns(reader, row)));
+    const ids = (kind: string) => [...new Set(concerned.flat().filter((r) => r.kind === kind).map((r) => r.record_id))];
+    const [sessions, tasks] = await Promise.all([deps.sessions.visibleRecordsForReaders(readers, ids('session')), deps.tasks.recordsOfOwners(readers, ids('task'))]);
+    return readers.map((reader, i) => feedEntries(reader, concerned[i] ?? [], sessions[i] ?? new Map(), tasks[i] ?? new Map()));
   }
 
   return {
@@ -198,6 +227,9 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
 
     /** For the event stream: what changed after `after` up to `upTo`, entry by entry with its position. */
     since: (user: AuthenticatedUser, q: { after: number; upTo: number; limit: number }) => since(user, { ...q, readAt: Date.now() }),
+
+    /** For the event streams: the entries of rows read once for all of them, by reader (see forReaders). */
+    forReaders,
 
     /** The newest committed position: where a stream that starts without a cursor begins. */
     head: () => changes.head(),

@@ -3,9 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { AuthService } from '../auth/auth.service.js';
-import type { PositionedChange } from '../changes/changes.repository.js';
-import { createChangesRepository } from '../changes/changes.repository.js';
-import { type ChangesService, encodeFeedCursor } from '../changes/changes.service.js';
+import { type PositionedChange, concerns, createChangesRepository } from '../changes/changes.repository.js';
+import { type ChangesService, type PositionedEntry, encodeFeedCursor } from '../changes/changes.service.js';
 import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
 
 export interface HubSettings {
@@ -22,6 +21,16 @@ const PAGES_PER_TICK = 5;
 const PAGE = 100;
 /** Streams caught up at once after a change (each a few queries): bounded, the pool is shared with requests. */
 const PUMP_WIDTH = 8;
+/**
+ * Log rows one tick sends to the streams in step with it from one read; more (a burst of
+ * writes, a bulk import) go through the paged feed per user, a few pages a tick.
+ */
+const IN_STEP_ROWS = PAGE * PAGES_PER_TICK;
+/**
+ * Users whose records one read serves: each costs some rendering on the event loop, so a
+ * thousand users are read in a few rounds, with the loop free between them.
+ */
+const READERS_PER_READ = 100;
 /** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Token revocation and expiry, and the user's orgs, are checked this often. */
@@ -87,8 +96,13 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     }
   }
 
-  const relevant = (stream: Stream, rows: readonly PositionedChange[]) =>
-    rows.some((r) => (r.kind === 'task' ? r.owner_id === stream.user.id : r.org_id !== null && stream.user.orgIds.includes(r.org_id)));
+  /** The streams that would be pumped as one group: one user's, at one cursor. */
+  const groupKey = (s: Stream) => `${s.user.id}:${s.user.orgIds.join(',')}:${s.cursor}`;
+
+  const eventOf = ({ entry, position, changedAt }: PositionedEntry) => {
+    const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
+    return `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`;
+  };
 
   /**
    * Sends a group of streams of one user at one cursor (several devices, several tabs)
@@ -105,12 +119,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
       let cursor = first.cursor;
       for (let pages = 0; pages < PAGES_PER_TICK && cursor < upTo; pages++) {
         const page = await deps.changes.since(first.user, { after: cursor, upTo, limit: PAGE });
-        const text = page.entries
-          .map(({ entry, position, changedAt }) => {
-            const id = encodeFeedCursor({ phase: 'log', head: position, issuedAt: Math.min(Date.now(), Date.parse(changedAt)) });
-            return `event: change\nid: ${id}\ndata: ${JSON.stringify(entry)}\n\n`;
-          })
-          .join('');
+        const text = page.entries.map(eventOf).join('');
         if (text !== '') await writeAll(ready, text);
         if (page.next.head <= cursor) break;
         cursor = page.next.head;
@@ -123,12 +132,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
 
   /** Pumps the streams by group, a few groups at a time, yielding to the event loop between groups (SQLite's statements run on it). */
   async function pumpAll(list: Stream[], upTo: number) {
-    const groups = new Map<string, Stream[]>();
-    for (const s of list) {
-      const key = `${s.user.id}:${s.user.orgIds.join(',')}:${s.cursor}`;
-      groups.set(key, [...(groups.get(key) ?? []), s]);
-    }
-    const queue = [...groups.values()];
+    const queue = [...groupsOf(list).values()];
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(PUMP_WIDTH, queue.length) }, async () => {
@@ -140,6 +144,36 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     );
   }
 
+  function groupsOf(list: readonly Stream[]): Map<string, Stream[]> {
+    const groups = new Map<string, Stream[]>();
+    for (const s of list) groups.set(groupKey(s), [...(groups.get(groupKey(s)) ?? []), s]);
+    return groups;
+  }
+
+  /**
+   * Sends streams that were at `from` what `rows` (the log from `from` up to `through`)
+   * hold for them: the records are read once for all of them (a few statements, however
+   * many users), where pumping would read the feed once per user.
+   */
+  async function pushInStep(list: readonly Stream[], rows: readonly PositionedChange[], through: number): Promise<void> {
+    const groups = [...groupsOf(list).values()];
+    for (const s of list) s.busy = true;
+    try {
+      for (let start = 0; start < groups.length; start += READERS_PER_READ) {
+        const chunk = groups.slice(start, start + READERS_PER_READ);
+        const entries = await deps.changes.forReaders(chunk.map((group) => (group[0] as Stream).user), rows);
+        for (const [i, group] of chunk.entries()) {
+          const text = (entries[i] ?? []).map(eventOf).join('');
+          if (text !== '') await writeAll(group, text);
+          for (const s of group) s.cursor = through;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      for (const s of list) s.busy = false;
+    }
+  }
+
   async function followLog(): Promise<void> {
     const head = await deps.changes.head();
     const from = known ?? head;
@@ -149,13 +183,16 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
       rows = await log.allAfter({ after: from, upTo: head, limit: POLL_BATCH });
       through = rows.length < POLL_BATCH ? head : (rows.at(-1)?.position ?? head);
     }
+    const inStep: Stream[] = [];
     const behind: Stream[] = [];
     for (const stream of streams) {
       if (stream.cursor >= through) continue;
       // In step with the poller and nothing new concerns it: move on without a query.
-      if (stream.cursor >= from && !relevant(stream, rows)) stream.cursor = through;
+      if (stream.cursor >= from && !rows.some((row) => concerns(stream.user, row))) stream.cursor = through;
+      else if (stream.cursor === from && !stream.busy && rows.length <= IN_STEP_ROWS) inStep.push(stream);
       else behind.push(stream);
     }
+    if (inStep.length > 0) await pushInStep(inStep, rows, through);
     await pumpAll(behind, through);
     known = through;
   }

@@ -1,6 +1,7 @@
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
+import { occurrenceKey, parseOccurrenceKey } from './sessions.participants.js';
 import type { PageKey } from './sessions.repository.js';
 import type { Session } from './sessions.schema.js';
 
@@ -19,6 +20,44 @@ export async function visibleRecords(ctx: SessionsContext, user: AuthenticatedUs
   const items: ItemKey[] = [...new Set(ids)].map((id) => ({ id }));
   const set = await loadItems(ctx, ctx.storage.db, { user, items, listing: { filters: { orgIds: user.orgIds } }, participation: true });
   return new Map(renderItems(set, items, user).map((s) => [s.id, s]));
+}
+
+/**
+ * visibleRecords for many readers at once (the event streams of one instance): the read
+ * model is loaded once, with every reader's participation in one more query, and each
+ * reader's records are then told apart in memory by the rule visibleTo states in SQL: a
+ * session of one of the reader's orgs that is public, or that the reader created,
+ * collaborates on or joined. The answer is by reader, in the order given.
+ */
+export async function visibleRecordsForReaders(ctx: SessionsContext, readers: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Session>[]> {
+  const members = readers.filter((r) => r.orgIds.length > 0);
+  if (ids.length === 0 || members.length === 0) return readers.map(() => new Map());
+  const db = ctx.storage.db;
+  const items: ItemKey[] = [...new Set(ids)].map((id) => ({ id }));
+  const [set, joined] = await Promise.all([
+    loadItems(ctx, db, { user: members[0] as AuthenticatedUser, items }),
+    ctx.participants.ofUsers(db, { userIds: members.map((r) => r.id), sessionIds: items.map((i) => i.id) }),
+  ]);
+  const participation = new Map<number, Map<string, { joined_at: string; completed_at: string | null }>>();
+  for (const p of joined) {
+    const mine = participation.get(p.user_id) ?? new Map<string, { joined_at: string; completed_at: string | null }>();
+    participation.set(p.user_id, mine.set(occurrenceKey(p.session_id, p.occurrence_date), { joined_at: p.joined_at, completed_at: p.completed_at }));
+  }
+  const joinedSessions = new Map([...participation].map(([userId, keys]) => [userId, new Set([...keys.keys()].map((k) => parseOccurrenceKey(k).sessionId))]));
+  return readers.map((reader) => {
+    const visible = (id: number) => {
+      const row = set.rows.get(id);
+      if (row === undefined || !reader.orgIds.includes(row.org_id)) return false;
+      return row.is_public === 1 || row.created_by === reader.id || (set.collaborators.get(id) ?? []).includes(reader.handle) || joinedSessions.get(reader.id)?.has(id) === true;
+    };
+    const shown = items.flatMap((item, i) => (visible(item.id) ? [{ item, counted: set.counted[i] ?? null }] : []));
+    const records = renderItems(
+      { ...set, counted: shown.map((s) => s.counted), participation: participation.get(reader.id) ?? new Map() },
+      shown.map((s) => s.item),
+      reader,
+    );
+    return new Map(records.map((r) => [r.id, r]));
+  });
 }
 
 /**

@@ -10,6 +10,9 @@ export function parseOccurrenceKey(key: string): { sessionId: number; date: stri
   return { sessionId: Number(key.slice(0, bar)), date: key.slice(bar + 1) };
 }
 
+/** Users per statement in ofUsers. */
+const USERS_PER_READ = 500;
+
 export type ParticipantsRepository = ReturnType<typeof createParticipantsRepository>;
 
 /** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */
@@ -33,6 +36,29 @@ export function createParticipantsRepository() {
         .execute();
       for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), Number(r.n));
       return out;
+    },
+
+    /**
+     * Every participation row of the given users in the given sessions, any occurrence: what
+     * the event streams of many readers need to tell visibility and participation at once.
+     * Chunked by user, so that a thousand readers stay within a statement's parameters.
+     */
+    async ofUsers(db: Db, q: { userIds: readonly number[]; sessionIds: readonly number[] }) {
+      const sessionIds = [...new Set(q.sessionIds)];
+      const userIds = [...new Set(q.userIds)];
+      if (sessionIds.length === 0 || userIds.length === 0) return [];
+      const reads = [];
+      for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
+        reads.push(
+          db
+            .selectFrom('session_participants')
+            .select(['session_id', 'user_id', 'occurrence_date', 'joined_at', 'completed_at'])
+            .where('session_id', 'in', sessionIds)
+            .where('user_id', 'in', userIds.slice(i, i + USERS_PER_READ))
+            .execute(),
+        );
+      }
+      return (await Promise.all(reads)).flat();
     },
 
     /** The user's participation rows among the given occurrences, by occurrenceKey. */

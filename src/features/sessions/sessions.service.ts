@@ -4,7 +4,7 @@ import { type FieldError, conflict, forbidden, notFound, validationFailed } from
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
-import { visiblePage, visibleRecords } from './sessions.feed.js';
+import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
@@ -220,6 +220,8 @@ export function createSessionsService(storage: Storage) {
     indexStep: (batch: number, now?: Date) => indexStep(ctx, { batch, now }),
     /** For the change feed: the current records of those of `ids` the user can see. */
     visibleRecords: (user: AuthenticatedUser, ids: readonly number[]) => visibleRecords(ctx, user, ids),
+    /** For the event streams: visibleRecords of many readers, by reader, from one load. */
+    visibleRecordsForReaders: (readers: readonly AuthenticatedUser[], ids: readonly number[]) => visibleRecordsForReaders(ctx, readers, ids),
     /** For the change feed's full sync: a page of every session the user can see. */
     visiblePage: (user: AuthenticatedUser, q: { after: PageKey | undefined; limit: number }) => visiblePage(ctx, user, q),
   };

@@ -29,6 +29,12 @@ export function createTasksRepository(storage: Storage) {
       return storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId).where('id', 'in', [...new Set(q.ids)]).execute();
     },
 
+    /** Those of `ids` that exist, whoever owns them (the caller keeps each owner's own). */
+    async byIdsOfAnyOwner(ids: readonly number[]): Promise<TaskRow[]> {
+      if (ids.length === 0) return [];
+      return storage.db.selectFrom('tasks').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    },
+
     async list(q: { ownerId: number; sessionId?: number; isCompleted?: boolean; afterId?: number; limit: number }): Promise<TaskRow[]> {
       let query = storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId);
       if (q.sessionId !== undefined) query = query.where('session_id', '=', q.sessionId);

@@ -74,6 +74,13 @@ export function createTasksService(storage: Storage) {
       return new Map(rows.map((r) => [r.id, toTask(r, user.handle)]));
     },
 
+    /** records for many owners at once (the event streams), by owner in the order given: one query. */
+    async recordsOfOwners(owners: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Task>[]> {
+      const byOwner = new Map<number, TaskRow[]>();
+      for (const r of await repo.byIdsOfAnyOwner(ids)) byOwner.set(r.owner_id, [...(byOwner.get(r.owner_id) ?? []), r]);
+      return owners.map((owner) => new Map((byOwner.get(owner.id) ?? []).map((r) => [r.id, toTask(r, owner.handle)])));
+    },
+
     /** For the change feed's full sync: the user's tasks after `afterId`, in id order. */
     async page(user: AuthenticatedUser, q: { afterId: number; limit: number }): Promise<{ records: Task[]; more: boolean }> {
       const rows = await repo.list({ ownerId: user.id, afterId: q.afterId, limit: q.limit + 1 });
