@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
 import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
+import { createAuthService } from '../src/features/auth/auth.service.js';
+import { openStorage } from './service-calls.js';
 
 export interface LiveUser {
   handle: string;
@@ -122,7 +124,27 @@ async function upToDateCursor(base: string, token: string): Promise<string> {
   throw new Error('live bench: the change feed did not end');
 }
 
-/** Both goals; logs what it measures. */
+/**
+ * `n` members of the writer's org with a token each: a team whose every member has a stream
+ * open costs the hub per user, where a few users' many streams share one read.
+ */
+async function distinctUsers(o: LiveOptions, n: number): Promise<LiveUser[]> {
+  const storage = openStorage(o.databaseUrl);
+  try {
+    const auth = createAuthService(storage);
+    const users: LiveUser[] = [];
+    for (let i = 0; i < n; i++) {
+      const handle = `live${i}`;
+      await auth.addUser(handle, [o.orgId]);
+      users.push({ handle, token: (await auth.issueToken(handle)).token });
+    }
+    return users;
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The goals; logs what it measures. */
 export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
   const perToken = Math.min(1_000, Math.ceil(o.clients / Math.max(1, o.tokens.length)));
   const env = { EVENTS_STREAMS_PER_TOKEN: String(perToken), EVENTS_MAX_STREAMS: String(o.clients + 100) };
@@ -150,94 +172,107 @@ export async function benchLive(o: LiveOptions): Promise<LiveGoal[]> {
       detail: `${ratio.toFixed(2)}× (cost = 1 / req/s: ${changes.requests.average.toFixed(0)} vs ${tasks.requests.average.toFixed(0)} req/s)`,
     });
 
-    // Streams, on a fresh process: its memory before is that of an idle service.
-    await stop(service.child);
-    service = await startService(o, env);
-    await new Promise((r) => setTimeout(r, 1_000));
-    const before = rssMb(service.child.pid as number);
-    await loopDelay(service.child, service.probeFile);
-    let received = 0;
-    const sockets: { destroy(): void }[] = [];
-    // Per stream: the change ids it received, and whether the server ended it.
-    const perStream = Array.from({ length: o.clients }, (_, i) => ({ user: i % o.tokens.length, ids: [] as string[], ended: '' }));
-    await Promise.all(
-      Array.from({ length: o.clients }, (_, i) =>
-        new Promise<void>((resolve, reject) => {
-          const token = (o.tokens[i % o.tokens.length] as LiveUser).token;
-          const mine = perStream[i] as (typeof perStream)[number];
-          // agent: false: Node's global agent times out a socket idle for 5 s, as a stream is between events.
-          const req = request(`${service.base}/api/v1/events`, { agent: false, headers: { ...auth(token), accept: 'text/event-stream' } }, (res) => {
-            if (res.statusCode !== 200) reject(new Error(`stream ${i}: ${res.statusCode}`));
-            res.setEncoding('utf8');
-            let buffer = '';
-            res.on('data', (chunk: string) => {
-              buffer += chunk;
-              const blocks = buffer.split('\n\n');
-              buffer = blocks.pop() ?? '';
-              for (const b of blocks) {
-                if (!b.startsWith('event: change')) continue;
-                received++;
-                const data = b.split('\n').find((l) => l.startsWith('data: '));
-                mine.ids.push(data === undefined ? '?' : String((JSON.parse(data.slice(6)) as { id: string }).id));
-              }
-            });
-            // Before the bench destroys the sockets: the server ended the stream (or the connection broke).
-            res.on('close', () => (mine.ended ||= 'closed'));
-            resolve();
-          });
-          req.on('error', reject);
-          sockets.push(req);
-          req.end();
-        }),
-      ),
-    );
-    const opened = rssMb(service.child.pid as number);
-    // Stalls are measured with the streams open: from here (the burst of 1,000 connections opening at once is not "open streams").
-    await new Promise((r) => setTimeout(r, 1_000));
-    await loopDelay(service.child, service.probeFile);
-    // Changes every stream's user sees, pushed to all of them.
-    const attempts = 20;
-    let writes = 0;
-    const failures: number[] = [];
-    const written: string[] = [];
-    for (let i = 0; i < attempts; i++) {
-      const res = await fetch(`${service.base}/api/v1/sessions`, {
-        method: 'POST',
-        headers: { ...auth(o.writer.token), 'content-type': 'application/json' },
-        body: JSON.stringify({ org_id: o.orgId, name: `live bench ${i}`, type: 'standard', duration: 30, schedule: '2026-06-01', time: '9:00 AM', is_public: true }),
-      });
-      const body = await res.text();
-      if (res.status === 201) {
-        writes++;
-        written.push(String((JSON.parse(body) as { data: { id: number } }).data.id));
-      } else failures.push(res.status);
-      await new Promise((r) => setTimeout(r, 100));
+    // Streams, on a fresh process each time: its memory before is that of an idle service.
+    for (const round of [
+      { tokens: o.tokens, label: `${o.clients} streams of ${o.tokens.length} users` },
+      { tokens: await distinctUsers(o, o.clients), label: `${o.clients} streams of as many users` },
+    ]) {
+      await stop(service.child);
+      service = await startService(o, env);
+      goals.push(await streamsRound(o, service, round.tokens, round.label));
     }
-    if (failures.length > 0) o.log(`  (writes refused: ${failures.join(', ')})`);
-    const pushed = Date.now();
-    for (let i = 0; i < 100 && received < writes * o.clients; i++) await new Promise((r) => setTimeout(r, 100));
-    const lag = Date.now() - pushed;
-    const peak = Math.max(opened, rssMb(service.child.pid as number));
-    const delay = await loopDelay(service.child, service.probeFile);
-    // Whole streams missing (ended by the server, or never sent to) or particular changes missing: they have different causes.
-    const count = (f: (s: (typeof perStream)[number]) => boolean) => perStream.filter(f).length;
-    const perChange = written.length === 0 ? [0] : written.map((id) => count((s) => s.ids.includes(id)));
-    const duplicated = count((s) => new Set(s.ids).size < s.ids.length);
-    o.log(
-      `  per stream: ${count((s) => s.ids.length === writes)} received every change, ${count((s) => s.ids.length > 0 && s.ids.length < writes)} some, ${count((s) => s.ids.length === 0)} none, ${duplicated} some twice; ` +
-        `${count((s) => s.ended !== '')} ended by the server (${[...new Set(perStream.filter((s) => s.ended !== '').map((s) => o.tokens[s.user]?.handle))].join(', ') || 'none'}); ` +
-        `each change reached ${Math.min(...perChange)}–${Math.max(...perChange)} streams`,
-    );
-    for (const s of sockets) s.destroy();
-    const extra = peak - before;
-    o.log(`  ${o.clients} event streams: RSS ${before.toFixed(0)} → ${opened.toFixed(0)} MB open, ${peak.toFixed(0)} MB after ${writes} changes pushed; ${received} change events received (expected ${writes * o.clients}), the last ${lag} ms after the last change; loop delay max ${delay.max} ms, p99 ${delay.p99} ms`);
-    goals.push({
-      goal: `${o.clients} open event streams on one instance: < 200 MB extra RSS, no event-loop stall > 50 ms`,
-      ok: extra < 200 && delay.max <= 50 && received === writes * o.clients,
-      detail: `+${extra.toFixed(0)} MB, loop max ${delay.max} ms, ${received}/${writes * o.clients} events delivered`,
-    });
   } finally {
     await stop(service.child);
   }
   return goals;
+}
+
+/**
+ * `o.clients` streams over `tokens` (round robin), on a fresh service: memory, event-loop
+ * delay and delivery while changes every stream's user sees are pushed to all of them.
+ */
+async function streamsRound(o: LiveOptions, service: { child: ChildProcess; base: string; probeFile: string }, tokens: readonly LiveUser[], label: string): Promise<LiveGoal> {
+  await new Promise((r) => setTimeout(r, 1_000));
+  const before = rssMb(service.child.pid as number);
+  await loopDelay(service.child, service.probeFile);
+  let received = 0;
+  const sockets: { destroy(): void }[] = [];
+  // Per stream: the change ids it received, and whether the server ended it.
+  const perStream = Array.from({ length: o.clients }, (_, i) => ({ user: i % tokens.length, ids: [] as string[], ended: '' }));
+  await Promise.all(
+    Array.from({ length: o.clients }, (_, i) =>
+      new Promise<void>((resolve, reject) => {
+        const token = (tokens[i % tokens.length] as LiveUser).token;
+        const mine = perStream[i] as (typeof perStream)[number];
+        // agent: false: Node's global agent times out a socket idle for 5 s, as a stream is between events.
+        const req = request(`${service.base}/api/v1/events`, { agent: false, headers: { ...auth(token), accept: 'text/event-stream' } }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`stream ${i}: ${res.statusCode}`));
+          res.setEncoding('utf8');
+          let buffer = '';
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            const blocks = buffer.split('\n\n');
+            buffer = blocks.pop() ?? '';
+            for (const b of blocks) {
+              if (!b.startsWith('event: change')) continue;
+              received++;
+              const data = b.split('\n').find((l) => l.startsWith('data: '));
+              mine.ids.push(data === undefined ? '?' : String((JSON.parse(data.slice(6)) as { id: string }).id));
+            }
+          });
+          // Before the bench destroys the sockets: the server ended the stream (or the connection broke).
+          res.on('close', () => (mine.ended ||= 'closed'));
+          resolve();
+        });
+        req.on('error', reject);
+        sockets.push(req);
+        req.end();
+      }),
+    ),
+  );
+  const opened = rssMb(service.child.pid as number);
+  // Stalls are measured with the streams open: from here (the burst of 1,000 connections opening at once is not "open streams").
+  await new Promise((r) => setTimeout(r, 1_000));
+  await loopDelay(service.child, service.probeFile);
+  // Changes every stream's user sees, pushed to all of them.
+  const attempts = 20;
+  let writes = 0;
+  const failures: number[] = [];
+  const written: string[] = [];
+  for (let i = 0; i < attempts; i++) {
+    const res = await fetch(`${service.base}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { ...auth(o.writer.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: o.orgId, name: `live bench ${i}`, type: 'standard', duration: 30, schedule: '2026-06-01', time: '9:00 AM', is_public: true }),
+    });
+    const body = await res.text();
+    if (res.status === 201) {
+      writes++;
+      written.push(String((JSON.parse(body) as { data: { id: number } }).data.id));
+    } else failures.push(res.status);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  if (failures.length > 0) o.log(`  (writes refused: ${failures.join(', ')})`);
+  const pushed = Date.now();
+  for (let i = 0; i < 100 && received < writes * o.clients; i++) await new Promise((r) => setTimeout(r, 100));
+  const lag = Date.now() - pushed;
+  const peak = Math.max(opened, rssMb(service.child.pid as number));
+  const delay = await loopDelay(service.child, service.probeFile);
+  // Whole streams missing (ended by the server, or never sent to) or particular changes missing: they have different causes.
+  const count = (f: (s: (typeof perStream)[number]) => boolean) => perStream.filter(f).length;
+  const perChange = written.length === 0 ? [0] : written.map((id) => count((s) => s.ids.includes(id)));
+  const duplicated = count((s) => new Set(s.ids).size < s.ids.length);
+  o.log(
+    `  per stream: ${count((s) => s.ids.length === writes)} received every change, ${count((s) => s.ids.length > 0 && s.ids.length < writes)} some, ${count((s) => s.ids.length === 0)} none, ${duplicated} some twice; ` +
+      `${count((s) => s.ended !== '')} ended by the server (${[...new Set(perStream.filter((s) => s.ended !== '').map((s) => tokens[s.user]?.handle))].join(', ') || 'none'}); ` +
+      `each change reached ${Math.min(...perChange)}–${Math.max(...perChange)} streams`,
+  );
+  for (const s of sockets) s.destroy();
+  const extra = peak - before;
+  o.log(`  ${label}: RSS ${before.toFixed(0)} → ${opened.toFixed(0)} MB open, ${peak.toFixed(0)} MB after ${writes} changes pushed; ${received} change events received (expected ${writes * o.clients}), the last ${lag} ms after the last change; loop delay max ${delay.max} ms, p99 ${delay.p99} ms`);
+  return {
+    goal: `${label} on one instance: < 200 MB extra RSS, no event-loop stall > 50 ms`,
+    ok: extra < 200 && delay.max <= 50 && received === writes * o.clients,
+    detail: `+${extra.toFixed(0)} MB, loop max ${delay.max} ms, ${received}/${writes * o.clients} events delivered, the last ${lag} ms after the last change`,
+  };
 }

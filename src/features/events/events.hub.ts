@@ -117,7 +117,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     for (const s of ready) s.busy = true;
     try {
       let cursor = first.cursor;
-      for (let pages = 0; pages < PAGES_PER_TICK && cursor < upTo; pages++) {
+      // Pages stop once every stream of the group is gone: a closed stream is read for no one.
+      for (let pages = 0; pages < PAGES_PER_TICK && cursor < upTo && ready.some((s) => !s.closed); pages++) {
         const page = await deps.changes.since(first.user, { after: cursor, upTo, limit: PAGE });
         const text = page.entries.map(eventOf).join('');
         if (text !== '') await writeAll(ready, text);
@@ -160,7 +161,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     for (const s of list) s.busy = true;
     try {
       for (let start = 0; start < groups.length; start += READERS_PER_READ) {
-        const chunk = groups.slice(start, start + READERS_PER_READ);
+        const chunk = groups.slice(start, start + READERS_PER_READ).filter((group) => group.some((s) => !s.closed));
+        if (chunk.length === 0) continue;
         const entries = await deps.changes.forReaders(chunk.map((group) => (group[0] as Stream).user), rows);
         for (const [i, group] of chunk.entries()) {
           const text = (entries[i] ?? []).map(eventOf).join('');
