@@ -231,9 +231,33 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     }
   }
 
+  /**
+   * Keep-alives run on a timer of their own, not at the end of a tick: a tick waits for the
+   * database, and a database away for long (or a tick slowed by a busy machine) must not
+   * let proxies close quiet streams meanwhile.
+   */
+  let beat: NodeJS.Timeout | undefined;
+  let beating = false;
+  function keepAlive() {
+    if (beat === undefined && !closing) beat = setInterval(() => void heartbeat(), settings.pollMs);
+  }
+
   async function heartbeat() {
+    if (streams.size === 0 || closing) {
+      clearInterval(beat);
+      beat = undefined;
+      return;
+    }
+    if (beating) return;
+    beating = true;
     const due = Date.now() - settings.heartbeatMs;
-    await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
+    try {
+      await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
+    } catch (error) {
+      deps.log.warn({ err: error }, 'event streams: a heartbeat failed');
+    } finally {
+      beating = false;
+    }
   }
 
   /** One tick at a time: a stream opening while one runs must not start a second loop beside it. */
@@ -254,7 +278,6 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
         deps.log.warn({ err: error }, 'event streams: a poll failed; retrying');
       }
     }
-    await heartbeat().catch((error: unknown) => deps.log.warn({ err: error }, 'event streams: a heartbeat failed'));
     ticking = false;
     if (streams.size > 0 && !closing) schedule(settings.pollMs);
     else {
@@ -292,6 +315,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
         streams.delete(stream);
       });
       schedule(0);
+      keepAlive();
       // Catching up from an old cursor starts at once, not at the next tick.
       if (known !== undefined && q.cursor < known) await pump([stream], known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
     },
@@ -304,6 +328,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     close() {
       closing = true;
       if (timer !== undefined) clearTimeout(timer);
+      clearInterval(beat);
       for (const stream of [...streams]) end(stream);
     },
   };

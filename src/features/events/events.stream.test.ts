@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../../../test/helpers/harness.js';
 import { http } from '../../../test/helpers/http.js';
@@ -162,6 +163,29 @@ describeEachDialect('GET /events', (dialect) => {
     expect(quiet.comments.length).toBeGreaterThanOrEqual(4);
     const gaps = quiet.comments.slice(1).map((c, i) => c.at - (quiet.comments[i]?.at ?? 0));
     expect(Math.max(...gaps)).toBeLessThan(HEARTBEAT_MS * 2);
+    quiet.close();
+  });
+
+  // PostgreSQL answers the hub asynchronously, so a lock can hold its tick while the loop runs
+  // (SQLite's statements run on the loop itself: nothing else runs while one waits).
+  it.skipIf(dialect !== 'postgres')('keeps sending comment lines while the hub waits for the database', async () => {
+    const quiet = await stream('carol');
+    // In step with the hub, its first comment sent.
+    await new Promise((r) => setTimeout(r, HEARTBEAT_MS * 2));
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query('begin');
+      // Every read of the change log (the hub's head, first) now waits for this transaction.
+      await admin.query('lock table changes in access exclusive mode');
+      const lockedAt = Date.now();
+      await new Promise((r) => setTimeout(r, 2_000));
+      const during = quiet.comments.filter((c) => c.at > lockedAt + HEARTBEAT_MS).length;
+      expect(during).toBeGreaterThanOrEqual(3);
+    } finally {
+      await admin.query('rollback');
+      await admin.end();
+    }
     quiet.close();
   });
 
