@@ -1,7 +1,7 @@
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
-import { occurrenceKey, parseOccurrenceKey } from './sessions.participants.js';
+import { occurrenceKey } from './sessions.participants.js';
 import type { PageKey } from './sessions.repository.js';
 import type { Session } from './sessions.schema.js';
 
@@ -38,12 +38,14 @@ export async function visibleRecordsForReaders(ctx: SessionsContext, readers: re
     loadItems(ctx, db, { user: members[0] as AuthenticatedUser, items }),
     ctx.participants.ofUsers(db, { userIds: members.map((r) => r.id), sessionIds: items.map((i) => i.id) }),
   ]);
+  // Per user: the participation rows by occurrence, and the sessions joined (any occurrence).
   const participation = new Map<number, Map<string, { joined_at: string; completed_at: string | null }>>();
+  const joinedSessions = new Map<number, Set<number>>();
   for (const p of joined) {
     const mine = participation.get(p.user_id) ?? new Map<string, { joined_at: string; completed_at: string | null }>();
     participation.set(p.user_id, mine.set(occurrenceKey(p.session_id, p.occurrence_date), { joined_at: p.joined_at, completed_at: p.completed_at }));
+    joinedSessions.set(p.user_id, (joinedSessions.get(p.user_id) ?? new Set<number>()).add(p.session_id));
   }
-  const joinedSessions = new Map([...participation].map(([userId, keys]) => [userId, new Set([...keys.keys()].map((k) => parseOccurrenceKey(k).sessionId))]));
   return readers.map((reader) => {
     const visible = (id: number) => {
       const row = set.rows.get(id);
