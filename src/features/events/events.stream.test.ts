@@ -74,8 +74,14 @@ describeEachDialect('GET /events', (dialect) => {
     await auth.addUser('dave', [1]);
     tokens.dave = await auth.issueToken('dave');
     const dave = await stream('dave');
+    const witness = await stream('carol');
     expect(dave.status).toBe(200);
     const before = await create('carol', '/api/v1/sessions', session('org 2 before dave joined', true, 2));
+    // A change is positioned up to 200 ms after its commit, and the hub moves every stream past
+    // it in one look: once the witness has it, Dave's stream is past it too. Joining earlier,
+    // Dave would rightly be told of it (a change of his new org the hub had not reached yet).
+    await witness.waitFor((e) => e.event === 'change' && data(e).id === before);
+    witness.close();
     await auth.addUser('dave', [2]);
     // The hub's token check runs once a second; give it two.
     await new Promise((resolve) => setTimeout(resolve, 2_200));
