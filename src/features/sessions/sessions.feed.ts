@@ -1,4 +1,5 @@
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { canSee } from './sessions.visibility.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import { occurrenceKey } from './sessions.participants.js';
@@ -25,9 +26,8 @@ export async function visibleRecords(ctx: SessionsContext, user: AuthenticatedUs
 /**
  * visibleRecords for many readers at once (the event streams of one instance): the read
  * model is loaded once, with every reader's participation in one more query, and each
- * reader's records are then told apart in memory by the rule visibleTo states in SQL: a
- * session of one of the reader's orgs that is public, or that the reader created,
- * collaborates on or joined. The answer is by reader, in the order given.
+ * reader's records are then told apart in memory by the visibility rule (canSee). The
+ * answer is by reader, in the order given.
  */
 export async function visibleRecordsForReaders(ctx: SessionsContext, readers: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Session>[]> {
   const members = readers.filter((r) => r.orgIds.length > 0);
@@ -49,8 +49,14 @@ export async function visibleRecordsForReaders(ctx: SessionsContext, readers: re
   return readers.map((reader) => {
     const visible = (id: number) => {
       const row = set.rows.get(id);
-      if (row === undefined || !reader.orgIds.includes(row.org_id)) return false;
-      return row.is_public === 1 || row.created_by === reader.id || (set.collaborators.get(id) ?? []).includes(reader.handle) || joinedSessions.get(reader.id)?.has(id) === true;
+      if (row === undefined) return false;
+      return canSee(reader, {
+        org_id: row.org_id,
+        is_public: row.is_public,
+        created_by: row.created_by,
+        collaboratorHandles: set.collaborators.get(id) ?? [],
+        joined: joinedSessions.get(reader.id)?.has(id) === true,
+      });
     };
     const shown = items.flatMap((item, i) => (visible(item.id) ? [{ item, counted: set.counted[i] ?? null }] : []));
     const records = renderItems(

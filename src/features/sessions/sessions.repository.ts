@@ -5,7 +5,7 @@ import type { Database, NewSession, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type SessionFilters, involvedIds, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS, type RecurrenceRow } from './sessions.model.js';
-import { involves, visibleTo } from './sessions.visibility.js';
+import { tiedToInSql, visibleTo } from './sessions.visibility.js';
 
 export type SessionWithCreator = SessionRow & { creator_handle: string };
 
@@ -45,7 +45,7 @@ export function createSessionsRepository(storage: Storage) {
       if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
       if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
       if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
-      if (f.source === 'user') terms.push(eb.or([eb('sessions.created_by', '=', user.id), involves(eb, user.id)]));
+      if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
       if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
       else if (f.keyword !== undefined) terms.push(storage.nameContains(eb.ref('sessions.search_name'), f.keyword));
       return eb.and(terms);

@@ -4,41 +4,85 @@ import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 
 /**
- * A session is visible to a member of its org when it is public, or the user
- * created it, collaborates on it or has joined it. Everything else is 404.
+ * The facts the visibility rule is made of, in some representation T: SQL conditions on a
+ * session row (visibleTo) or booleans about a loaded one (canSee).
  */
-export function visibleTo(user: AuthenticatedUser) {
-  return (eb: ExpressionBuilder<Database, 'sessions'>): Expression<SqlBool> => {
-    if (user.orgIds.length === 0) return sql<SqlBool>`1 = 0`;
-    return eb.and([
-      eb('sessions.org_id', 'in', user.orgIds),
-      eb.or([
-        eb('sessions.is_public', '=', 1),
-        eb('sessions.created_by', '=', user.id),
-        involves(eb, user.id),
-      ]),
-    ]);
+export interface VisibilityTerms<T> {
+  /** The session belongs to one of the user's orgs. */
+  member: T;
+  public: T;
+  /** The personal ties: the user created the session, collaborates on it, joined (any occurrence of) it. */
+  creator: T;
+  collaborator: T;
+  participant: T;
+}
+
+interface Logic<T> {
+  and(terms: T[]): T;
+  or(terms: T[]): T;
+}
+
+/** The user created, collaborates on or joined the session (the `source=user` filter). */
+export const tiedTo = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.or([t.creator, t.collaborator, t.participant]);
+
+/**
+ * The visibility rule, stated once: a session is visible to a member of its org when it is
+ * public or the user is tied to it. Everything else is 404. Every form of the rule (SQL,
+ * in memory) is this function over another representation of its terms.
+ */
+const visibilityRule = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.and([t.member, l.or([t.public, tiedTo(t, l)])]);
+
+type Sessions = ExpressionBuilder<Database, 'sessions'>;
+
+const sqlLogic = (eb: Sessions): Logic<Expression<SqlBool>> => ({ and: (terms) => eb.and(terms), or: (terms) => eb.or(terms) });
+
+/** The terms as conditions on the `sessions` row in scope. */
+export function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'orgIds'>): VisibilityTerms<Expression<SqlBool>> {
+  return {
+    member: user.orgIds.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.org_id', 'in', user.orgIds),
+    public: eb('sessions.is_public', '=', 1),
+    creator: eb('sessions.created_by', '=', user.id),
+    collaborator: eb.exists(
+      eb.selectFrom('session_collaborators as sc').select(sql`1`.as('one')).whereRef('sc.session_id', '=', 'sessions.id').where('sc.user_id', '=', user.id),
+    ),
+    participant: eb.exists(
+      eb.selectFrom('session_participants as sp').select(sql`1`.as('one')).whereRef('sp.session_id', '=', 'sessions.id').where('sp.user_id', '=', user.id),
+    ),
   };
 }
 
-/** The user collaborates on or has joined (any occurrence of) the session. */
-export function involves(eb: ExpressionBuilder<Database, 'sessions'>, userId: number): Expression<SqlBool> {
-  return eb.or([
-    eb.exists(
-      eb
-        .selectFrom('session_collaborators as sc')
-        .select(sql`1`.as('one'))
-        .whereRef('sc.session_id', '=', 'sessions.id')
-        .where('sc.user_id', '=', userId),
-    ),
-    eb.exists(
-      eb
-        .selectFrom('session_participants as sp')
-        .select(sql`1`.as('one'))
-        .whereRef('sp.session_id', '=', 'sessions.id')
-        .where('sp.user_id', '=', userId),
-    ),
-  ]);
+/** The rule as a condition on the `sessions` row in scope. */
+export function visibleTo(user: AuthenticatedUser) {
+  return (eb: Sessions): Expression<SqlBool> => (user.orgIds.length === 0 ? sql<SqlBool>`1 = 0` : visibilityRule(sqlTerms(eb, user), sqlLogic(eb)));
+}
+
+/** The user created, collaborates on or joined the session, as a condition on the row in scope. */
+export function tiedToInSql(user: Pick<AuthenticatedUser, 'id' | 'orgIds'>) {
+  return (eb: Sessions): Expression<SqlBool> => tiedTo(sqlTerms(eb, user), sqlLogic(eb));
+}
+
+/** What canSee needs to know of a session already loaded. */
+export interface LoadedSessionFacts {
+  org_id: number;
+  is_public: number;
+  created_by: number;
+  collaboratorHandles: readonly string[];
+  /** The user joined some occurrence of it. */
+  joined: boolean;
+}
+
+const memoryLogic: Logic<boolean> = { and: (terms) => terms.every(Boolean), or: (terms) => terms.some(Boolean) };
+
+/** The rule applied in memory to a loaded session (the event hub's many readers at once). */
+export function canSee(user: Pick<AuthenticatedUser, 'id' | 'handle' | 'orgIds'>, s: LoadedSessionFacts): boolean {
+  const terms: VisibilityTerms<boolean> = {
+    member: user.orgIds.includes(s.org_id),
+    public: s.is_public === 1,
+    creator: s.created_by === user.id,
+    collaborator: s.collaboratorHandles.includes(user.handle),
+    participant: s.joined,
+  };
+  return visibilityRule(terms, memoryLogic);
 }
 
 export async function isSessionVisible(db: Db, user: AuthenticatedUser, sessionId: number): Promise<boolean> {
