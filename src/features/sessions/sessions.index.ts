@@ -42,13 +42,17 @@ export function createOccurrenceIndex(storage: Storage) {
   /** Rows per insert statement, within the engine's parameter limit. */
   const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
 
+  /**
+   * The instants a dated page's occurrences start within: a local day starts within 14
+   * hours of its UTC midnight either way, so bounding the instant as well lets an index
+   * range scan start and stop near the range.
+   */
+  const instantsOf = (q: Pick<DatedPageQuery, 'from' | 'to'>) => ({ lowest: `${addDays(q.from, -1)}T00:00:00.000Z`, highest: `${addDays(q.to, 2)}T00:00:00.000Z` });
+
   /** Conditions every stream of a dated page shares: the range, the cursor and the filters. */
   function shared(q: DatedPageQuery) {
     const { filters: f, after } = q;
-    // A local day starts within 14 hours of its UTC midnight either way: bounding the instant
-    // as well lets the index range scan start and stop near the range.
-    const lowest = `${addDays(q.from, -1)}T00:00:00.000Z`;
-    const highest = `${addDays(q.to, 2)}T00:00:00.000Z`;
+    const { lowest, highest } = instantsOf(q);
     return (eb: Occ): Expression<SqlBool> => {
       const terms: Expression<SqlBool>[] = [
         eb('session_occurrences.starts_at', '>=', lowest),
@@ -110,7 +114,14 @@ export function createOccurrenceIndex(storage: Storage) {
       // The reader's own and involved sessions are few next to an org's: their occurrences
       // are read by session through the primary key.
       if (streams.own) {
-        let own = storage.db.selectFrom('sessions').select('sessions.id').where('sessions.created_by', '=', user.id).where('sessions.org_id', 'in', orgs);
+        // A session's starts_at is its first occurrence's: one that starts after the range
+        // has nothing in it, and its occurrences are not probed.
+        let own = storage.db
+          .selectFrom('sessions')
+          .select('sessions.id')
+          .where('sessions.created_by', '=', user.id)
+          .where('sessions.org_id', 'in', orgs)
+          .where('sessions.starts_at', '<', instantsOf(q).highest);
         // Only the sessions whose occurrences this stream may list are probed.
         if (streams.ownPublic !== undefined) own = own.where('sessions.is_public', '=', streams.ownPublic);
         reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', own), ...visibility(eb)]), q));
@@ -118,17 +129,8 @@ export function createOccurrenceIndex(storage: Storage) {
       if (streams.involved) {
         reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(storage.db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
       }
-      const seen = new Map<string, DatedKey>();
-      for (const r of (await streamsAsOne(storage.db, reads)?.execute()) ?? []) {
-        seen.set(`${r.session_id}|${r.occurrence_date}`, {
-          startsAt: r.starts_at,
-          id: r.session_id,
-          date: r.occurrence_date,
-          endsAt: r.ends_at,
-          completed: r.completed === 1,
-        });
-      }
-      return [...seen.values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0)).slice(0, q.limit);
+      const rows = (await streamsAsOne(storage.db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit)?.execute()) ?? [];
+      return rows.map((r) => ({ startsAt: r.starts_at, id: r.session_id, date: r.occurrence_date, endsAt: r.ends_at, completed: r.completed === 1 }));
     },
 
     /**

@@ -1,4 +1,4 @@
-import type { Expression, SelectQueryBuilder, SqlBool } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { SessionType } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
@@ -62,12 +62,14 @@ export type Condition = Expression<SqlBool>;
 
 /**
  * The streams of a page as one statement: each part keeps its own order and limit, so each
- * is still read from its own index and stops at the page, and the caller merges the union.
- * One round trip and one pool turn per page on PostgreSQL instead of one per stream (two
- * per org, plus one); on SQLite the same work either way.
+ * is still read from its own index and stops at the page, and the union merges them in
+ * listing order (`order`, result columns), drops a row two streams share and stops at
+ * `limit`: a page hands over the rows it shows, not every stream's. One round trip and
+ * one pool turn per page on PostgreSQL instead of one per stream (two per org, plus one).
  */
-export function streamsAsOne<O>(db: Db, parts: readonly SelectQueryBuilder<Database, keyof Database, O>[]) {
+export function streamsAsOne<O>(db: Db, parts: readonly SelectQueryBuilder<Database, keyof Database, O>[], order: readonly (keyof O & string)[], limit: number) {
   const [first, ...rest] = parts.map((part) => db.selectFrom(part.as('stream')).selectAll());
   if (first === undefined) return undefined;
-  return rest.reduce((all, part) => all.unionAll(part), first);
+  const merged = rest.reduce((all, part) => all.union(part), first);
+  return order.reduce((q, column) => q.orderBy(sql.ref(column)), merged).limit(limit);
 }

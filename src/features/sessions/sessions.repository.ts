@@ -12,9 +12,6 @@ export type SessionWithCreator = SessionRow & { creator_handle: string };
 /** A place in an undated listing: a session (a series once), ordered by (starts_at, id). */
 export type PageKey = { startsAt: string; id: number };
 
-/** Listing order: instants are ISO strings of one fixed format, so they order as text. */
-export const keyBefore = (a: PageKey, b: PageKey) => a.startsAt < b.startsAt || (a.startsAt === b.startsAt && a.id < b.id);
-
 type Sessions = ExpressionBuilder<Database, 'sessions'>;
 type SessionQuery = SelectQueryBuilder<Database, 'sessions', SessionWithCreator>;
 
@@ -87,9 +84,8 @@ export function createSessionsRepository(storage: Storage) {
       if (streams.involved) {
         reads.push(keyStream((eb) => eb.and([eb('sessions.id', 'in', involvedIds(storage.db, user)), eb('sessions.org_id', 'in', orgs)]), q));
       }
-      const keys = new Map<number, PageKey>();
-      for (const r of (await streamsAsOne(storage.db, reads)?.execute()) ?? []) keys.set(r.id, { startsAt: r.starts_at, id: r.id });
-      return [...keys.values()].sort((a, b) => (keyBefore(a, b) ? -1 : keyBefore(b, a) ? 1 : 0)).slice(0, q.limit);
+      const rows = (await streamsAsOne(storage.db, reads, ['starts_at', 'id'], q.limit)?.execute()) ?? [];
+      return rows.map((r) => ({ startsAt: r.starts_at, id: r.id }));
     },
 
     /**
