@@ -203,6 +203,9 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
    * bounds the rows.
    */
   async function forReaders(readers: readonly AuthenticatedUser[], rows: readonly PositionedChange[]): Promise<PositionedEntry[][]> {
+    // The hub tests the same rows only to skip the streams nothing concerns; which rows a
+    // reader is sent is the feed's rule, applied here so that this is right whatever the
+    // caller filtered (at most 500 rows per reader: the hub bounds them).
     const concerned = readers.map((reader) => rows.filter((row) => concerns(reader, row)));
     const ids = (kind: string) => [...new Set(concerned.flat().filter((r) => r.kind === kind).map((r) => r.record_id))];
     const [sessions, tasks] = await Promise.all([deps.sessions.visibleRecordsForReaders(readers, ids('session')), deps.tasks.recordsOfOwners(readers, ids('task'))]);
