@@ -23,16 +23,15 @@ export function createTasksRepository(storage: Storage) {
       return storage.forUpdate(db.selectFrom('tasks').selectAll().where('id', '=', q.id).where('owner_id', '=', q.ownerId)).executeTakeFirst();
     },
 
-    /** Those of `ids` the owner has. */
-    async byIds(q: { ownerId: number; ids: readonly number[] }): Promise<TaskRow[]> {
-      if (q.ids.length === 0) return [];
-      return storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId).where('id', 'in', [...new Set(q.ids)]).execute();
-    },
-
-    /** Those of `ids` that exist, whoever owns them (the caller keeps each owner's own). */
-    async byIdsOfAnyOwner(ids: readonly number[]): Promise<TaskRow[]> {
-      if (ids.length === 0) return [];
-      return storage.db.selectFrom('tasks').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+    /** Those of `ids` that one of `ownerIds` owns. */
+    async byIds(q: { ownerIds: readonly number[]; ids: readonly number[] }): Promise<TaskRow[]> {
+      if (q.ids.length === 0 || q.ownerIds.length === 0) return [];
+      return storage.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('owner_id', 'in', [...new Set(q.ownerIds)])
+        .where('id', 'in', [...new Set(q.ids)])
+        .execute();
     },
 
     async list(q: { ownerId: number; sessionId?: number; isCompleted?: boolean; afterId?: number; limit: number }): Promise<TaskRow[]> {

@@ -48,6 +48,20 @@ export function createTasksService(storage: Storage) {
       })),
     );
 
+  /**
+   * The current records of those of `ids` each owner owns, by owner in the order given (the
+   * change feed for one user, the event streams for many): one query.
+   */
+  async function recordsOfOwners(owners: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Task>[]> {
+    const byOwner = new Map<number, TaskRow[]>();
+    for (const r of await repo.byIds({ ownerIds: owners.map((o) => o.id), ids })) {
+      const rows = byOwner.get(r.owner_id);
+      if (rows === undefined) byOwner.set(r.owner_id, [r]);
+      else rows.push(r);
+    }
+    return owners.map((owner) => new Map((byOwner.get(owner.id) ?? []).map((r) => [r.id, toTask(r, owner.handle)])));
+  }
+
   /** Locks the caller's task and checks the precondition against the record GET answers. */
   async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<void> {
     const row = await repo.lock(trx, { ownerId: user.id, id });
@@ -70,16 +84,10 @@ export function createTasksService(storage: Storage) {
 
     /** For the change feed: the current records of those of `ids` the user owns, by id (one query). */
     async records(user: AuthenticatedUser, ids: readonly number[]): Promise<Map<number, Task>> {
-      const rows = await repo.byIds({ ownerId: user.id, ids });
-      return new Map(rows.map((r) => [r.id, toTask(r, user.handle)]));
+      return (await recordsOfOwners([user], ids))[0] as Map<number, Task>;
     },
 
-    /** records for many owners at once (the event streams), by owner in the order given: one query. */
-    async recordsOfOwners(owners: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Task>[]> {
-      const byOwner = new Map<number, TaskRow[]>();
-      for (const r of await repo.byIdsOfAnyOwner(ids)) byOwner.set(r.owner_id, [...(byOwner.get(r.owner_id) ?? []), r]);
-      return owners.map((owner) => new Map((byOwner.get(owner.id) ?? []).map((r) => [r.id, toTask(r, owner.handle)])));
-    },
+    recordsOfOwners,
 
     /** For the change feed's full sync: the user's tasks after `afterId`, in id order. */
     async page(user: AuthenticatedUser, q: { afterId: number; limit: number }): Promise<{ records: Task[]; more: boolean }> {
