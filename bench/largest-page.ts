@@ -10,16 +10,15 @@
  *
  * COLLAB=0 / EXC=0 leave collaborators / removed occurrences out, to see what each costs.
  */
-import { createAuthService } from '../src/features/auth/auth.service.js';
-import { MAX_REMOVED_OCCURRENCES, MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from '../src/features/sessions/sessions.schema.js';
 import { createTestApp } from '../test/helpers/harness.js';
+import { MAX_REMOVED_OCCURRENCES, MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES, addMembers } from './service-calls.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
 const t = await createTestApp(dialect);
 try {
   const alice = await t.user('alice', [1]);
   const handles = Array.from({ length: Number(process.env.COLLAB ?? 100) }, (_, i) => `${String(i).padStart(3, '0')}${'h'.repeat(61)}`);
-  for (const h of handles) await createAuthService(t.storage).addUser(h, [1]);
+  await addMembers(t.storage, handles, [1]);
   const blocker = { mode: 'custom', category: Array.from({ length: 20 }, (_, i) => `cat${i}`), urls: Array.from({ length: 500 }, (_, i) => `s${i}.example-site.co`) };
   const snooze = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}`.padEnd(12, '\u0001'), true]));
   const weights = { blocker: Buffer.byteLength(JSON.stringify(blocker)), snooze: Buffer.byteLength(JSON.stringify(snooze)) };

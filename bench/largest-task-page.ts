@@ -11,8 +11,8 @@
  * TYPICAL=1 lists 1,000 ordinary tasks instead (80-character contexts, integer ids), for
  * comparison.
  */
-import { MAX_TASK_PAGE } from '../src/features/tasks/tasks.schema.js';
 import { createTestApp } from '../test/helpers/harness.js';
+import { MAX_TASK_PAGE } from './service-calls.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
 const t = await createTestApp(dialect);

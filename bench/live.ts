@@ -15,9 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
-import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
-import { createAuthService } from '../src/features/auth/auth.service.js';
-import { openStorage } from './service-calls.js';
+import { SERVE_NODE_FLAGS, addMembers, openStorage } from './service-calls.js';
 
 export interface LiveUser {
   handle: string;
@@ -131,14 +129,9 @@ async function upToDateCursor(base: string, token: string): Promise<string> {
 async function distinctUsers(o: LiveOptions, n: number): Promise<LiveUser[]> {
   const storage = openStorage(o.databaseUrl);
   try {
-    const auth = createAuthService(storage);
-    const users: LiveUser[] = [];
-    for (let i = 0; i < n; i++) {
-      const handle = `live${i}`;
-      await auth.addUser(handle, [o.orgId]);
-      users.push({ handle, token: (await auth.issueToken(handle)).token });
-    }
-    return users;
+    const handles = Array.from({ length: n }, (_, i) => `live${i}`);
+    const tokens = await addMembers(storage, handles, [o.orgId]);
+    return handles.map((handle, i) => ({ handle, token: tokens[i] as string }));
   } finally {
     await storage.close();
   }

@@ -16,14 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { runCannon } from './cannon.js';
-import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, explainCalls } from './explain.js';
 import { type LiveGoal, benchLive } from './live.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
 import { benchWebhooks } from './webhooks.js';
-import { MIGRATION_BASE, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall } from './service-calls.js';
+import { MIGRATION_BASE, SERVE_NODE_FLAGS, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall } from './service-calls.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({

@@ -13,7 +13,11 @@ export { generateToken, hashToken } from '../src/features/auth/auth.token.js';
 export { addDays } from '../src/features/recurrence/recurrence.dates.js';
 export { type SessionModel, columnsOf as sessionColumns } from '../src/features/sessions/sessions.model.js';
 /** A session's writable state with every optional field at its default. */
-export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export { MAX_REMOVED_OCCURRENCES, MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export { MAX_TASK_PAGE } from '../src/features/tasks/tasks.schema.js';
+export { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
+/** The Node flags `focus serve` runs with: the bench starts the service the same way. */
+export { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
 export { sourceIdColumns } from '../src/features/tasks/tasks.model.js';
 export type { Storage } from '../src/storage/database.js';
 export type { Database } from '../src/storage/tables.js';
@@ -31,6 +35,17 @@ export const MIGRATION_BASE = '0001_initial';
 /** Migrates an empty database to MIGRATION_BASE only, with the bookkeeping migrateToLatest expects. */
 export async function migrateToBase(storage: Storage): Promise<void> {
   await storage.migrate(MIGRATION_BASE);
+}
+
+/** Adds a member of `orgIds` per handle, each with a token of its own: the tokens, in order. */
+export async function addMembers(storage: Storage, handles: readonly string[], orgIds: readonly number[]): Promise<string[]> {
+  const auth = createAuthService(storage);
+  const tokens: string[] = [];
+  for (const handle of handles) {
+    await auth.addUser(handle, [...orgIds]);
+    tokens.push((await auth.issueToken(handle)).token);
+  }
+  return tokens;
 }
 
 /** Sessions indexed per step while seeding: large, since nothing else runs meanwhile. */

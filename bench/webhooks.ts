@@ -8,10 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
-import { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
-import { createAuthService } from '../src/features/auth/auth.service.js';
-import { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
-import { migrateToLatest, openStorage } from './service-calls.js';
+import { MAX_WEBHOOKS_PER_USER, SERVE_NODE_FLAGS, addMembers, migrateToLatest, openStorage } from './service-calls.js';
 
 export interface WebhookBenchGoal {
   goal: string;
@@ -89,12 +86,11 @@ export async function benchWebhooks(o: Options): Promise<WebhookBenchGoal[]> {
   const users = Math.max(1, Math.round((o.scale * EVENTS_PER_SECOND) / UPDATES_PER_SECOND / MAX_WEBHOOKS_PER_USER));
   const storage = openStorage(o.url);
   await migrateToLatest(storage);
-  const auth = createAuthService(storage);
-  const tokens: string[] = [];
-  for (let i = 0; i < users; i++) {
-    await auth.addUser(`hooks${i}`, [1]);
-    tokens.push((await auth.issueToken(`hooks${i}`)).token);
-  }
+  const tokens = await addMembers(
+    storage,
+    Array.from({ length: users }, (_, i) => `hooks${i}`),
+    [1],
+  );
   await storage.close();
 
   // The receiver is a process of its own: in this one it would take CPU from autocannon and bias the ratio.
