@@ -7,7 +7,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
  * The facts the visibility rule is made of, in some representation T: SQL conditions on a
  * session row (visibleTo) or booleans about a loaded one (canSee).
  */
-export interface VisibilityTerms<T> {
+interface VisibilityTerms<T> {
   /** The session belongs to one of the user's orgs. */
   member: T;
   public: T;
@@ -23,7 +23,7 @@ interface Logic<T> {
 }
 
 /** The user created, collaborates on or joined the session (the `source=user` filter). */
-export const tiedTo = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.or([t.creator, t.collaborator, t.participant]);
+const tiedTo = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.or([t.creator, t.collaborator, t.participant]);
 
 /**
  * The visibility rule, stated once: a session is visible to a member of its org when it is
@@ -37,7 +37,7 @@ type Sessions = ExpressionBuilder<Database, 'sessions'>;
 const sqlLogic = (eb: Sessions): Logic<Expression<SqlBool>> => ({ and: (terms) => eb.and(terms), or: (terms) => eb.or(terms) });
 
 /** The terms as conditions on the `sessions` row in scope. */
-export function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'orgIds'>): VisibilityTerms<Expression<SqlBool>> {
+function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'orgIds'>): VisibilityTerms<Expression<SqlBool>> {
   return {
     member: user.orgIds.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.org_id', 'in', user.orgIds),
     public: eb('sessions.is_public', '=', 1),
@@ -53,7 +53,7 @@ export function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'org
 
 /** The rule as a condition on the `sessions` row in scope. */
 export function visibleTo(user: AuthenticatedUser) {
-  return (eb: Sessions): Expression<SqlBool> => (user.orgIds.length === 0 ? sql<SqlBool>`1 = 0` : visibilityRule(sqlTerms(eb, user), sqlLogic(eb)));
+  return (eb: Sessions): Expression<SqlBool> => visibilityRule(sqlTerms(eb, user), sqlLogic(eb));
 }
 
 /** The user created, collaborates on or joined the session, as a condition on the row in scope. */
