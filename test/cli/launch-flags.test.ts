@@ -6,9 +6,10 @@ import { SERVE_NODE_FLAGS } from '../../src/cli/cli.runtime.js';
 import { ROOT, buildOnce } from '../helpers/server-process.js';
 
 /*
- * `focus serve` is launched from three texts a user runs (the start script, the Dockerfile's
- * CMD, the CLI's shebang for `focus serve` / `npx focus serve`); each must carry the flags the
- * server was measured with, and the CI's packed-install check starts the last two for real.
+ * `focus serve` is launched from four texts a user runs (the start and dev scripts, the
+ * Dockerfile's CMD, the CLI's shebang for `focus serve` / `npx focus serve`); each must carry
+ * the flags the server was measured with, and the CI's packed-install check starts the
+ * Dockerfile's and the shebang's for real.
  */
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -17,6 +18,11 @@ describe('the Node flags of `focus serve`', () => {
   it('the start script passes them to node', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
     expect(start).toBe(`exec node ${SERVE_NODE_FLAGS.join(' ')} dist/cli/focus.js serve`);
+  });
+
+  it('the dev script passes them to node through tsx', () => {
+    const dev = (JSON.parse(read('package.json')) as { scripts: { dev: string } }).scripts.dev;
+    expect(dev).toBe(`tsx watch ${SERVE_NODE_FLAGS.join(' ')} src/cli/focus.ts serve`);
   });
 
   it("the Dockerfile's CMD passes them to node", () => {
