@@ -10,9 +10,10 @@ import * as stringSourceId from './migrations/0007_string_source_id.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import * as calendarFeeds from './migrations/0009_calendar_feeds.js';
 import * as webhooks from './migrations/0010_webhooks.js';
+import * as listingIndexNames from './migrations/0011_listing_index_names.js';
 import type { Database } from './tables.js';
 
-/** Migrations in order; names are permanent once released. Each only adds (0003 and 0004 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
+/** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value). */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, dialect) },
@@ -25,6 +26,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0008_change_log': { up: (db) => changeLog.up(db, dialect) },
     '0009_calendar_feeds': { up: (db) => calendarFeeds.up(db, dialect) },
     '0010_webhooks': { up: (db) => webhooks.up(db, dialect) },
+    '0011_listing_index_names': { up: (db) => listingIndexNames.up(db) },
   };
 }
 
