@@ -76,7 +76,10 @@ export interface Storage {
    * instance may run it, one at a time. Returns how many rows it positioned.
    */
   sequenceChanges(): Promise<number>;
-  /** Runs fn in one transaction, retrying a lost serialization race or deadlock. */
+  /**
+   * Runs fn in one transaction, retrying a lost serialization race or deadlock. On SQLite it
+   * first waits (at most 2 s) while the write-ahead log is long and not copied yet (Checkpointer.room).
+   */
   transaction<T>(fn: (trx: Trx) => Promise<T>): Promise<T>;
   /**
    * An opaque value that differs whenever committed data may have changed since it was
@@ -135,6 +138,8 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     forUpdateSkipLocked: (query) => (dialect.locksRows ? query.forUpdate().skipLocked() : query),
     sequenceChanges: () => dialect.sequenceChanges(db),
     async transaction(fn) {
+      // Waits before the connection is taken, so reads go on meanwhile.
+      await sqlite?.writeRoom();
       for (let attempt = 1; ; attempt++) {
         try {
           return await db.transaction().execute(fn);

@@ -3,9 +3,22 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * The service connection's own automatic checkpoint, in pages: only a backstop for when the
- * checkpointer below has stopped or cannot keep up (SQLite's default is 1,000 pages).
+ * checkpointer below has stopped, and for writes outside `Storage.transaction` (SQLite's
+ * default is 1,000 pages). It runs on the event loop: ~100 ms per commit past it under a
+ * stream of series writes (docs/performance.md, "Write stalls").
  */
-export const BACKSTOP_CHECKPOINT_PAGES = 16_384;
+export const BACKSTOP_CHECKPOINT_PAGES = 32_768;
+
+/**
+ * Pages of write-ahead log past which a write transaction first waits, off the event loop,
+ * for the checkpointer to copy the whole log. Under a stream of writes the log is otherwise
+ * never wholly copied when the next write begins, so it never starts over and grows until
+ * the backstop checkpoints on the event loop.
+ */
+export const LOG_ROOM_PAGES = 8_192;
+
+/** The longest a write transaction waits for room; then it goes ahead and the backstop bounds the log. */
+const ROOM_WAIT_MS = 2_000;
 
 /** How long the checkpointer rests after finding nothing to copy. */
 const IDLE_MS = 20;
@@ -26,6 +39,7 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 db.pragma('synchronous = NORMAL');
+const shared = new Int32Array(workerData.shared);
 let stopped = false;
 let timer;
 let seen = '';
@@ -34,6 +48,11 @@ function checkpoint() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     if (result === undefined) return false;
+    // What the service's write transactions wait on (room()): the log's length, how much of it
+    // is copied, and that one more checkpoint ran.
+    Atomics.store(shared, 0, result.log);
+    Atomics.store(shared, 1, result.checkpointed);
+    Atomics.add(shared, 2, 1);
     const now = result.log + ':' + result.checkpointed;
     const moved = now !== seen && result.log > 0;
     seen = now;
@@ -60,14 +79,47 @@ parentPort.once('message', () => {
 `;
 
 export interface Checkpointer {
+  /**
+   * Resolves when a write transaction may begin: at once while the log is within
+   * LOG_ROOM_PAGES; past it, once a fresh checkpoint has copied all of it (the write then
+   * starts the log over), once the worker is gone, or after ROOM_WAIT_MS.
+   */
+  room(): Promise<void>;
   /** Stops the worker after a last checkpoint; resolves once it has exited. */
   stop(): Promise<void>;
+}
+
+/** The checkpointer's last report: frames in the log, frames copied, and how many checkpoints it has run. */
+export interface LogReport {
+  log: number;
+  checkpointed: number;
+  passes: number;
+}
+
+/**
+ * Whether a write may begin, given the report when it began to wait (`from`) and the latest
+ * (`now`): the log is short, or a checkpoint that started after the wait began copied all of
+ * it. Only then does the write start the log over: SQLite starts it over for a write whose
+ * snapshot began with the log wholly copied, and a copy finished before the last commit is
+ * not that.
+ */
+export function mayWrite(from: LogReport, now: LogReport): boolean {
+  return from.log <= LOG_ROOM_PAGES || now.log <= LOG_ROOM_PAGES || (now.passes > from.passes + 1 && now.checkpointed >= now.log);
+}
+
+/** Waits, a few milliseconds at a time, until `mayWrite` or `gone()`, for at most `waitMs`. */
+export async function waitForRoom(report: () => LogReport, gone: () => boolean, waitMs = ROOM_WAIT_MS): Promise<void> {
+  const from = report();
+  const deadline = Date.now() + waitMs;
+  while (!mayWrite(from, report()) && !gone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
 /** Starts checkpointing the database file at `path` off the event loop. */
 export function startCheckpointer(path: string): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(SOURCE, { eval: true, workerData: { path, driver, idleMs: IDLE_MS } });
+  // [frames in the log, frames copied, checkpoints run], written by the worker after each checkpoint.
+  const shared = new Int32Array(new SharedArrayBuffer(12));
+  const worker = new Worker(SOURCE, { eval: true, workerData: { path, driver, idleMs: IDLE_MS, shared: shared.buffer } });
   // Never what keeps a process alive; should it fail, the backstop checkpoints instead.
   worker.unref();
   let exited = false;
@@ -79,6 +131,11 @@ export function startCheckpointer(path: string): Checkpointer {
   );
   worker.on('error', () => undefined);
   return {
+    room: () =>
+      waitForRoom(
+        () => ({ log: Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
+        () => exited,
+      ),
     async stop() {
       // Held by the worker until it has exited: unreferenced, a process with nothing else left
       // to do would end while waiting for it, before whatever comes after the close.

@@ -149,6 +149,8 @@ export interface OpenedSqlite {
   dataVersion: () => string;
   /** Stops what runs beside the connection (the checkpointer); before closing it. */
   stop: () => Promise<void>;
+  /** Resolves when a write transaction may begin without outrunning the checkpointer (Checkpointer.room). */
+  writeRoom: () => Promise<void>;
 }
 
 /** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
@@ -171,7 +173,13 @@ export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw), lockWaitMs) });
   // data_version moves when another connection (another process) commits; total_changes when this one writes.
   const version = raw.prepare<[], string>("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
-  return { db, raw, dataVersion: () => version.get() as string, stop: async () => checkpointer?.stop() };
+  return {
+    db,
+    raw,
+    dataVersion: () => version.get() as string,
+    stop: async () => checkpointer?.stop(),
+    writeRoom: async () => checkpointer?.room(),
+  };
 }
 
 function translateSqliteError(error: unknown): StorageError | undefined {

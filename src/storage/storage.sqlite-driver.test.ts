@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
 import { sqlitePath } from './sqlite.js';
-import { BACKSTOP_CHECKPOINT_PAGES } from './sqlite.checkpointer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, waitForRoom } from './sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
@@ -113,5 +113,75 @@ describe('SQLite driver', () => {
     } finally {
       await storage.close();
     }
+  });
+
+  it('holds a write transaction, not reads, while the write-ahead log is long and not copied yet', async () => {
+    const storage = openStorage({ databaseUrl: fixture.database.url });
+    const reader = new BetterSqlite3(sqlitePath(fixture.database.url));
+    try {
+      await sql`create table room_filler (x blob not null)`.execute(storage.db);
+      // A reader's snapshot keeps every checkpointer from copying what is written after it.
+      reader.exec('begin');
+      reader.prepare('select count(*) from orgs').get();
+      // One page a row: a log past the room, written outside a transaction (nothing waits for it).
+      const rows = LOG_ROOM_PAGES + 1_000;
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows}) insert into room_filler select randomblob(4000) from n`.execute(storage.db);
+      // The worker looks at the log every 20 ms when it finds nothing to copy.
+      await new Promise((r) => setTimeout(r, 200));
+      let wrote = false;
+      const write = storage.transaction(async (trx) => {
+        await trx.insertInto('orgs').values({ id: 79, created_at: '2026-01-01T00:00:00.000Z' }).execute();
+        wrote = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(wrote).toBe(false);
+      expect(await storage.db.selectFrom('users').select('handle').execute()).toEqual([{ handle: 'ann' }]);
+      // Once the log can be copied, the write goes ahead.
+      reader.exec('commit');
+      await write;
+      expect(wrote).toBe(true);
+    } finally {
+      if (reader.inTransaction) reader.exec('commit');
+      reader.close();
+      await storage.close();
+    }
+  });
+});
+
+/** When a write transaction may begin, from the checkpointer's reports (src/storage/sqlite.checkpointer.ts). */
+describe('room in the write-ahead log', () => {
+  const report = (log: number, checkpointed: number, passes: number): LogReport => ({ log, checkpointed, passes });
+  const long = LOG_ROOM_PAGES + 1;
+
+  it('lets a write begin at once while the log is within the room', () => {
+    expect(mayWrite(report(LOG_ROOM_PAGES, 0, 3), report(LOG_ROOM_PAGES, 0, 3))).toBe(true);
+  });
+
+  it('holds it while a long log is not wholly copied', () => {
+    expect(mayWrite(report(long, 10, 3), report(long, 10, 3))).toBe(false);
+    expect(mayWrite(report(long, 10, 3), report(long + 5, long, 9))).toBe(false);
+  });
+
+  it('trusts only a copy that started after the wait began, then lets it go', () => {
+    // The first report after the wait began may come from a checkpoint that started before the last commit.
+    expect(mayWrite(report(long, 10, 3), report(long, long, 4))).toBe(false);
+    expect(mayWrite(report(long, 10, 3), report(long, long, 5))).toBe(true);
+  });
+
+  it('lets it go once the log has started over', () => {
+    expect(mayWrite(report(long, 10, 3), report(40, 40, 4))).toBe(true);
+  });
+
+  it('stops waiting when the checkpointer is gone, or after the longest wait', async () => {
+    const full = () => report(long, 0, 1);
+    let gone = false;
+    const waiting = waitForRoom(full, () => gone, 60_000);
+    setTimeout(() => {
+      gone = true;
+    }, 20);
+    await waiting;
+    const started = Date.now();
+    await waitForRoom(full, () => false, 50);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });
 });
