@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, describeEachDialect, testConfig } from '../../../test/helpers/harness.js';
@@ -164,11 +165,17 @@ describeEachDialect('GET /events', (dialect) => {
     const quiet = await stream('carol');
     let ended = false;
     void quiet.ended.then(() => (ended = true));
+    // Server and client share this process, so a pause of the process (a CI run with other
+    // suites on the machine saw a 910 ms gap) delays a comment's arrival as much: the bound
+    // allows the longest pause measured while the stream was watched, and no more.
+    const pauses = monitorEventLoopDelay({ resolution: 10 });
+    pauses.enable();
     await new Promise((r) => setTimeout(r, 2 * DEADLINE_MS + HEARTBEAT_MS * 2));
+    pauses.disable();
     expect(ended).toBe(false);
     expect(quiet.comments.length).toBeGreaterThanOrEqual(4);
     const gaps = quiet.comments.slice(1).map((c, i) => c.at - (quiet.comments[i]?.at ?? 0));
-    expect(Math.max(...gaps)).toBeLessThan(HEARTBEAT_MS * 2);
+    expect(Math.max(...gaps)).toBeLessThan(HEARTBEAT_MS * 2 + pauses.max / 1e6);
     quiet.close();
   });
 
