@@ -53,6 +53,7 @@ function checkpoint() {
     Atomics.store(shared, 0, result.log);
     Atomics.store(shared, 1, result.checkpointed);
     Atomics.add(shared, 2, 1);
+    Atomics.notify(shared, 2);
     const now = result.log + ':' + result.checkpointed;
     const moved = now !== seen && result.log > 0;
     seen = now;
@@ -107,11 +108,32 @@ export function mayWrite(from: LogReport, now: LogReport): boolean {
   return from.log <= LOG_ROOM_PAGES || now.log <= LOG_ROOM_PAGES || (now.passes > from.passes + 1 && now.checkpointed >= now.log);
 }
 
-/** Waits, a few milliseconds at a time, until `mayWrite` or `gone()`, for at most `waitMs`. */
-export async function waitForRoom(report: () => LogReport, gone: () => boolean, waitMs = ROOM_WAIT_MS): Promise<void> {
+/** Resolves once the checkpoint count may have moved past `passes`, or after `timeoutMs`. */
+export type NextPass = (passes: number, timeoutMs: number) => Promise<unknown>;
+
+/** Without a shared counter to wait on: a look every 2 ms. */
+const everyFewMs: NextPass = (_passes, timeoutMs) => new Promise((resolve) => setTimeout(resolve, Math.min(2, timeoutMs)));
+
+/**
+ * Waiting on the worker's checkpoint count (slot 2 of `shared`): woken by the worker's
+ * Atomics.notify as each checkpoint ends, with no polling in between.
+ */
+export function onCheckpoint(shared: Int32Array): NextPass {
+  return (passes, timeoutMs) => {
+    const wait = Atomics.waitAsync(shared, 2, passes, timeoutMs);
+    return wait.async ? wait.value : Promise.resolve(wait.value);
+  };
+}
+
+/** Waits until `mayWrite` or `gone()`, looking again after each `nextPass`, for at most `waitMs`. */
+export async function waitForRoom(report: () => LogReport, gone: () => boolean, waitMs = ROOM_WAIT_MS, nextPass: NextPass = everyFewMs): Promise<void> {
   const from = report();
   const deadline = Date.now() + waitMs;
-  while (!mayWrite(from, report()) && !gone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
+  for (let now = from; !mayWrite(from, now) && !gone(); now = report()) {
+    const left = deadline - Date.now();
+    if (left <= 0) return;
+    await nextPass(now.passes, left);
+  }
 }
 
 /** Starts checkpointing the database file at `path` off the event loop. */
@@ -126,6 +148,8 @@ export function startCheckpointer(path: string): Checkpointer {
   const exit = new Promise<void>((resolve) =>
     worker.once('exit', () => {
       exited = true;
+      // Wakes the writes waiting on the count: they see the worker gone and go ahead.
+      Atomics.notify(shared, 2);
       resolve();
     }),
   );
@@ -135,6 +159,8 @@ export function startCheckpointer(path: string): Checkpointer {
       waitForRoom(
         () => ({ log: Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
         () => exited,
+        ROOM_WAIT_MS,
+        onCheckpoint(shared),
       ),
     async stop() {
       // Held by the worker until it has exited: unreferenced, a process with nothing else left

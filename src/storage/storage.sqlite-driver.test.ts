@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
 import { sqlitePath } from './sqlite.js';
-import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, waitForRoom } from './sqlite.checkpointer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
@@ -118,8 +118,17 @@ describe('SQLite driver', () => {
   it('holds a write transaction, not reads, while the write-ahead log is long and not copied yet', async () => {
     const storage = openStorage({ databaseUrl: fixture.database.url });
     const reader = new BetterSqlite3(sqlitePath(fixture.database.url));
+    const file = sqlitePath(fixture.database.url);
     try {
       await sql`create table room_filler (x blob not null)`.execute(storage.db);
+      // The checkpointer must be running before the log grows: until its first report a write
+      // does not wait (a busy machine took longer to start its thread than this test gave it).
+      // It is running once it has copied something into the file.
+      const before = statSync(file).size;
+      await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) insert into room_filler select randomblob(4000) from n`.execute(storage.db);
+      const deadline = Date.now() + 10_000;
+      while (statSync(file).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(statSync(file).size).toBeGreaterThan(before);
       // A reader's snapshot keeps every checkpointer from copying what is written after it.
       reader.exec('begin');
       reader.prepare('select count(*) from orgs').get();
@@ -127,7 +136,7 @@ describe('SQLite driver', () => {
       const rows = LOG_ROOM_PAGES + 1_000;
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows}) insert into room_filler select randomblob(4000) from n`.execute(storage.db);
       // The worker looks at the log every 20 ms when it finds nothing to copy.
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 500));
       let wrote = false;
       const write = storage.transaction(async (trx) => {
         await trx.insertInto('orgs').values({ id: 79, created_at: '2026-01-01T00:00:00.000Z' }).execute();
@@ -183,5 +192,26 @@ describe('room in the write-ahead log', () => {
     const started = Date.now();
     await waitForRoom(full, () => false, 50);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+  });
+
+  it('wakes a waiting write when a checkpoint ends, through the shared count alone', async () => {
+    // [log, copied, passes], as the worker writes them.
+    const shared = new Int32Array(new SharedArrayBuffer(12));
+    shared.set([long, 10, 3]);
+    const read = () => report(Atomics.load(shared, 0), Atomics.load(shared, 1), Atomics.load(shared, 2));
+    let done = false;
+    const started = Date.now();
+    const waiting = waitForRoom(read, () => false, 60_000, onCheckpoint(shared)).then(() => (done = true));
+    // A pass that copies only part of the log: woken, looks, waits on.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    shared.set([long, long - 1, 4]);
+    Atomics.notify(shared, 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    // Two passes later the whole log is copied: the write may begin.
+    shared.set([long, long, 5]);
+    Atomics.notify(shared, 2);
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
