@@ -111,9 +111,6 @@ export function mayWrite(from: LogReport, now: LogReport): boolean {
 /** Resolves once the checkpoint count may have moved past `passes`, or after `timeoutMs`. */
 export type NextPass = (passes: number, timeoutMs: number) => Promise<unknown>;
 
-/** Without a shared counter to wait on: a look every 2 ms. */
-const everyFewMs: NextPass = (_passes, timeoutMs) => new Promise((resolve) => setTimeout(resolve, Math.min(2, timeoutMs)));
-
 /**
  * Waiting on the worker's checkpoint count (slot 2 of `shared`): woken by the worker's
  * Atomics.notify as each checkpoint ends, with no polling in between.
@@ -126,7 +123,7 @@ export function onCheckpoint(shared: Int32Array): NextPass {
 }
 
 /** Waits until `mayWrite` or `gone()`, looking again after each `nextPass`, for at most `waitMs`. */
-export async function waitForRoom(report: () => LogReport, gone: () => boolean, waitMs = ROOM_WAIT_MS, nextPass: NextPass = everyFewMs): Promise<void> {
+export async function waitForRoom(report: () => LogReport, gone: () => boolean, nextPass: NextPass, waitMs = ROOM_WAIT_MS): Promise<void> {
   const from = report();
   const deadline = Date.now() + waitMs;
   for (let now = from; !mayWrite(from, now) && !gone(); now = report()) {
@@ -159,7 +156,6 @@ export function startCheckpointer(path: string): Checkpointer {
       waitForRoom(
         () => ({ log: Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
         () => exited,
-        ROOM_WAIT_MS,
         onCheckpoint(shared),
       ),
     async stop() {

@@ -107,9 +107,7 @@ describe('SQLite driver', () => {
       // About 3,000 pages in one commit, over SQLite's default of 1,000 for a checkpoint at commit.
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000) insert into filler select randomblob(4000) from n`.execute(storage.db);
       // Nothing runs on this connection now: only the worker can copy the log into the file.
-      const deadline = Date.now() + 5_000;
-      while (statSync(file).size < before + 8_000_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(statSync(file).size).toBeGreaterThanOrEqual(before + 8_000_000);
+      await expect.poll(() => statSync(file).size, { timeout: 5_000, interval: 20 }).toBeGreaterThanOrEqual(before + 8_000_000);
     } finally {
       await storage.close();
     }
@@ -126,9 +124,7 @@ describe('SQLite driver', () => {
       // It is running once it has copied something into the file.
       const before = statSync(file).size;
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) insert into room_filler select randomblob(4000) from n`.execute(storage.db);
-      const deadline = Date.now() + 10_000;
-      while (statSync(file).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(statSync(file).size).toBeGreaterThan(before);
+      await expect.poll(() => statSync(file).size, { timeout: 10_000, interval: 20 }).toBeGreaterThan(before);
       // A reader's snapshot keeps every checkpointer from copying what is written after it.
       reader.exec('begin');
       reader.prepare('select count(*) from orgs').get();
@@ -182,15 +178,20 @@ describe('room in the write-ahead log', () => {
   });
 
   it('stops waiting when the checkpointer is gone, or after the longest wait', async () => {
-    const full = () => report(long, 0, 1);
+    // [log, copied, passes], as the worker writes them: a long log, nothing copied.
+    const shared = new Int32Array(new SharedArrayBuffer(12));
+    shared.set([long, 0, 1]);
+    const full = () => report(Atomics.load(shared, 0), Atomics.load(shared, 1), Atomics.load(shared, 2));
     let gone = false;
-    const waiting = waitForRoom(full, () => gone, 60_000);
+    const waiting = waitForRoom(full, () => gone, onCheckpoint(shared), 60_000);
+    // As the worker's exit does: gone, then a wake-up.
     setTimeout(() => {
       gone = true;
+      Atomics.notify(shared, 2);
     }, 20);
     await waiting;
     const started = Date.now();
-    await waitForRoom(full, () => false, 50);
+    await waitForRoom(full, () => false, onCheckpoint(shared), 50);
     expect(Date.now() - started).toBeGreaterThanOrEqual(45);
   });
 
@@ -201,7 +202,7 @@ describe('room in the write-ahead log', () => {
     const read = () => report(Atomics.load(shared, 0), Atomics.load(shared, 1), Atomics.load(shared, 2));
     let done = false;
     const started = Date.now();
-    const waiting = waitForRoom(read, () => false, 60_000, onCheckpoint(shared)).then(() => (done = true));
+    const waiting = waitForRoom(read, () => false, onCheckpoint(shared), 60_000).then(() => (done = true));
     // A pass that copies only part of the log: woken, looks, waits on.
     await new Promise((resolve) => setTimeout(resolve, 20));
     shared.set([long, long - 1, 4]);
