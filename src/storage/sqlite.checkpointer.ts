@@ -47,7 +47,9 @@ let seen = '';
 function checkpoint() {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (result === undefined) return false;
+    // -1: the checkpoint did not run (another connection was checkpointing the file). It says
+    // nothing of the log; reporting it as a short log let waiting writes go.
+    if (result === undefined || result.log < 0) return false;
     // What the service's write transactions wait on (room()): the log's length, how much of it
     // is copied, and that one more checkpoint ran.
     Atomics.store(shared, 0, result.log);
