@@ -7,7 +7,7 @@ interface Entry {
   type: 'session' | 'task';
   id: string;
   deleted: boolean;
-  record: { id: number | string; name?: string; context?: string } | null;
+  record: { id: number | string; name?: string; context?: string; session_id?: number | null } | null;
   changed_at: string;
 }
 interface Page {
@@ -131,6 +131,33 @@ describeEachDialect('GET /changes', (dialect) => {
     expect(shared.entries.map(key)).toEqual([`session:${s.id}`]);
     await t.bob.put(`/api/v1/sessions/${s.id}`, { collaborator: [] });
     expect((await drain(t.alice, shared.cursor)).entries.map(key)).toEqual([`session:${s.id}:deleted`]);
+  });
+
+  it('tells each owner about their tasks detached from a deleted session, with a new updated_at and ETag', async () => {
+    const s = (await t.alice.post('/api/v1/sessions', session('going away', true))).body.data;
+    const series = (await t.alice.post('/api/v1/sessions', { ...session('series', true), is_recurring: 1, occurrence: 'daily' })).body.data;
+    const bobsTask = (await t.bob.post('/api/v1/tasks', { context: 'bob in it', session_id: s.id })).body.data;
+    const alicesTask = (await t.alice.post('/api/v1/tasks', { context: 'alice in it', session_id: s.id })).body.data;
+    const inSeries = (await t.bob.post('/api/v1/tasks', { context: 'in the series', session_id: series.id })).body.data;
+    const before = await t.bob.get<{ data: { updated_at: string } }>(`/api/v1/tasks/${bobsTask.id}`);
+    const startBob = (await drain(t.bob, (await fullSync(t.bob, 500)).cursor)).cursor;
+    const startAlice = (await drain(t.alice, (await fullSync(t.alice, 500)).cursor)).cursor;
+    await new Promise((r) => setTimeout(r, 5));
+
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}`)).status).toBe(204);
+    // Ending a series before its first occurrence deletes it too.
+    expect((await t.alice.delete(`/api/v1/sessions/${series.id}?scope=following&date=2026-05-01`)).status).toBe(204);
+
+    const bobs = await drain(t.bob, startBob);
+    expect(bobs.entries.map(key)).toEqual([`session:${s.id}:deleted`, `task:${bobsTask.id}`, `session:${series.id}:deleted`, `task:${inSeries.id}`]);
+    expect(bobs.entries.filter((e) => e.type === 'task').map((e) => e.record?.session_id)).toEqual([null, null]);
+    const alices = await drain(t.alice, startAlice);
+    expect(alices.entries.map(key)).toEqual([`session:${s.id}:deleted`, `task:${alicesTask.id}`, `session:${series.id}:deleted`]);
+
+    const after = await t.bob.get<{ data: { session_id: unknown; updated_at: string } }>(`/api/v1/tasks/${bobsTask.id}`);
+    expect(after.body.data.session_id).toBeNull();
+    expect(after.body.data.updated_at > before.body.data.updated_at).toBe(true);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
   });
 
   it('loses nothing that changes during a full sync', async () => {

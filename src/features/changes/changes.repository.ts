@@ -1,5 +1,5 @@
 import type { Db, Storage } from '../../storage/database.js';
-import { type Audience, parseJson } from '../../storage/columns.js';
+import { type Audience, type ChangeAction, parseJson } from '../../storage/columns.js';
 import type { ChangeRow, NewChange } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 
@@ -20,6 +20,18 @@ export function sawBefore(user: AuthenticatedUser, row: ChangeRow): boolean {
 /** Whether a change is one `after` reads for the user: a session of one of the user's orgs, or one of the user's tasks. */
 export const concerns = (user: AuthenticatedUser, row: ChangeRow) =>
   row.kind === 'task' ? row.owner_id === user.id : row.org_id !== null && user.orgIds.includes(row.org_id);
+
+/** The log entry of a change to one task: only its owner reads it; `actorId` made it (the owner, or whoever deleted its session). */
+export const taskChange = (q: { id: number; action: ChangeAction; ownerId: number; actorId: number; now: string }): NewChange => ({
+  kind: 'task',
+  action: q.action,
+  record_id: q.id,
+  org_id: null,
+  owner_id: q.ownerId,
+  audience: null,
+  actor_id: q.actorId,
+  changed_at: q.now,
+});
 
 export type ChangesRepository = ReturnType<typeof createChangesRepository>;
 

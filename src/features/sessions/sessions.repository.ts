@@ -212,6 +212,21 @@ export function createSessionsRepository(storage: Storage) {
       }
     },
 
+    /**
+     * Detaches the tasks of a session about to be deleted (contract section 3: their owners
+     * keep them, with session_id null). Done here rather than left to the foreign key's
+     * `on delete set null`, which changes the rows without a new version or updated_at, so
+     * that the change log, ETags and webhooks tell each owner. Returns the tasks and owners.
+     */
+    async releaseTasks(db: Db, q: { sessionId: number; now: string }): Promise<{ id: number; owner_id: number }[]> {
+      return db
+        .updateTable('tasks')
+        .set((eb) => ({ session_id: null, updated_at: q.now, version: eb('version', '+', 1) }))
+        .where('session_id', '=', q.sessionId)
+        .returning(['id', 'owner_id'])
+        .execute();
+    },
+
     async delete(db: Db, id: number): Promise<void> {
       await db.deleteFrom('sessions').where('id', '=', id).execute();
     },

@@ -1,7 +1,9 @@
 import type { Db, Storage } from '../../storage/database.js';
+import type { SessionRow } from '../../storage/tables.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { taskChange } from '../changes/changes.repository.js';
 import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
@@ -130,10 +132,18 @@ async function updateSession(
   return getSession(ctx, user, id);
 }
 
+/** Deletes a locked session; its tasks stay with their owners, detached, and each such change is logged. */
+async function removeSession(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, now: string): Promise<void> {
+  await logSessionChange(ctx, trx, { action: 'deleted', user, now, before: row });
+  const released = await ctx.sessions.releaseTasks(trx, { sessionId: row.id, now });
+  await ctx.changes.record(trx, released.map((t) => taskChange({ id: t.id, action: 'updated', ownerId: t.owner_id, actorId: user.id, now })));
+  await ctx.sessions.delete(trx, row.id);
+}
+
 /**
- * scope=series (default) removes the session; tasks keep existing with session_id null
- * (the foreign key says so). For a series, scope=occurrence removes one occurrence and
- * scope=following ends the series before the date (both: default date = next occurrence).
+ * scope=series (default) removes the session; tasks keep existing with session_id null.
+ * For a series, scope=occurrence removes one occurrence and scope=following ends the
+ * series before the date (both: default date = next occurrence).
  */
 async function deleteSession(
   ctx: SessionsContext,
@@ -147,8 +157,7 @@ async function deleteSession(
     const row = await lockForChange(ctx, trx, user, id, precondition, 'delete');
     if (scope === 'series') {
       if (query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
-      await logSessionChange(ctx, trx, { action: 'deleted', user, now: new Date().toISOString(), before: row });
-      await ctx.sessions.delete(trx, id);
+      await removeSession(ctx, trx, user, row, new Date().toISOString());
       return;
     }
     if (seriesPattern(row) === null) throw validationFailed([{ path: '/scope', message: 'the session is not recurring; use scope=series' }]);
@@ -173,8 +182,7 @@ async function deleteSession(
     const pattern = seriesPattern(row, exceptions);
     const previous = pattern === null ? null : previousOccurrenceBefore(pattern, date);
     if (previous === null) {
-      await logSessionChange(ctx, trx, { action: 'deleted', user, now, before: row });
-      await ctx.sessions.delete(trx, id);
+      await removeSession(ctx, trx, user, row, now);
       return;
     }
     await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });

@@ -7,7 +7,7 @@ import { withinPageBudget } from '../../toolkit/api.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { createChangesRepository } from '../changes/changes.repository.js';
+import { createChangesRepository, taskChange } from '../changes/changes.repository.js';
 import { isSessionVisible } from '../sessions/sessions.visibility.js';
 import { sourceIdKey, toTask } from './tasks.model.js';
 import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
@@ -36,16 +36,7 @@ export function createTasksService(storage: Storage) {
   const logged = (db: Db, user: AuthenticatedUser, entries: readonly { id: number; action: ChangeAction }[], now: string) =>
     changes.record(
       db,
-      entries.map(({ id, action }) => ({
-        kind: 'task' as const,
-        action,
-        record_id: id,
-        org_id: null,
-        owner_id: user.id,
-        audience: null,
-        actor_id: user.id,
-        changed_at: now,
-      })),
+      entries.map(({ id, action }) => taskChange({ id, action, ownerId: user.id, actorId: user.id, now })),
     );
 
   /**
