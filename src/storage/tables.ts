@@ -91,6 +91,11 @@ export interface SessionsTable {
    * until it was first built (sessions stored before the index existed).
    */
   indexed_through: CalendarDate | null;
+  /**
+   * The index holds this series from this local date on (INDEX_PAST_DAYS before the day it
+   * was written); null: from its first occurrence. Older days are expanded per request.
+   */
+  indexed_from: CalendarDate | null;
   created_at: Instant;
   updated_at: Instant;
   /** The iCalendar SEQUENCE: 0 when created, +1 with every change that moves updated_at (sessions repository `update`). */

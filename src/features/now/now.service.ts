@@ -31,7 +31,7 @@ interface Around {
  * The running and next occurrences of sessions the index does not hold far enough,
  * expanded from their pattern: `from`–`to` are the local dates that can be running.
  */
-function expand(sessions: readonly UnindexedSession[], exceptions: Map<number, Set<string>>, hostCompleted: Set<string>, at: string, from: string, to: string): Around {
+function expand(sessions: readonly Omit<UnindexedSession, 'indexed_from'>[], exceptions: Map<number, Set<string>>, hostCompleted: Set<string>, at: string, from: string, to: string): Around {
   const out: Around = { running: [], next: undefined };
   for (const s of sessions) {
     const pattern = seriesPattern(s, exceptions.get(s.id));

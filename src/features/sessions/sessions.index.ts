@@ -180,11 +180,15 @@ export function createOccurrenceIndex(storage: Storage) {
     /**
      * Writes the occurrences of many sessions at once: the indexed rows of the sessions in
      * `replace` are dropped first, every row of `rows` is added (one already there is kept),
-     * and each session of `through` then holds its occurrences through that date. A few
+     * and each session of `through` then holds its occurrences through that date (from the
+     * date in `from`, for a session written anew). A few
      * statements per call whatever the number of sessions: the background indexer handles
      * thousands per step.
      */
-    async write(db: Db, q: { replace: readonly number[]; rows: readonly OccurrenceRow[]; through: ReadonlyMap<number, string> }): Promise<void> {
+    async write(
+      db: Db,
+      q: { replace: readonly number[]; rows: readonly OccurrenceRow[]; through: ReadonlyMap<number, string>; from?: ReadonlyMap<number, string | null> },
+    ): Promise<void> {
       for (let i = 0; i < q.replace.length; i += storage.maxParameters) {
         await db.deleteFrom('session_occurrences').where('session_id', 'in', q.replace.slice(i, i + storage.maxParameters)).execute();
       }
@@ -195,15 +199,18 @@ export function createOccurrenceIndex(storage: Storage) {
           .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doNothing())
           .execute();
       }
-      const byThrough = new Map<string, number[]>();
+      // One statement per distinct (from, through): the indexer's batches share a few.
+      const bySpan = new Map<string, { values: { indexed_through: string; indexed_from?: string | null }; ids: number[] }>();
       for (const [id, through] of q.through) {
-        const ids = byThrough.get(through);
-        if (ids === undefined) byThrough.set(through, [id]);
-        else ids.push(id);
+        const values = q.from?.has(id) === true ? { indexed_through: through, indexed_from: q.from.get(id) ?? null } : { indexed_through: through };
+        const key = JSON.stringify(values);
+        const span = bySpan.get(key);
+        if (span === undefined) bySpan.set(key, { values, ids: [id] });
+        else span.ids.push(id);
       }
-      for (const [through, ids] of byThrough) {
-        for (let i = 0; i < ids.length; i += storage.maxParameters - 1) {
-          await db.updateTable('sessions').set({ indexed_through: through }).where('id', 'in', ids.slice(i, i + storage.maxParameters - 1)).execute();
+      for (const { values, ids } of bySpan.values()) {
+        for (let i = 0; i < ids.length; i += storage.maxParameters - 2) {
+          await db.updateTable('sessions').set(values).where('id', 'in', ids.slice(i, i + storage.maxParameters - 2)).execute();
         }
       }
     },

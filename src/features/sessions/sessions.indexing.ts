@@ -5,7 +5,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.index.js';
 import { columnsOf, modelFromRow } from './sessions.model.js';
 import { parseOccurrenceKey } from './sessions.participants.js';
-import { type IndexedSession, indexHorizon, occurrenceRows, seriesPattern } from './sessions.occurrences.js';
+import { type IndexedSession, indexFloor, indexHorizon, occurrenceRows, seriesPattern } from './sessions.occurrences.js';
 
 const FIRST_DAY = '0001-01-01';
 /** The indexer extends a series this many days before its horizon runs out. */
@@ -27,8 +27,8 @@ function throughFor(session: IndexedSession, horizon: string): string {
 
 /**
  * Rebuilds a session's occurrences in the index, in the caller's transaction: every day
- * from its start through the horizon, removed occurrences left out and host completions
- * kept. Run by every write that changes the session's days, visibility or completion.
+ * from its start (at most INDEX_PAST_DAYS back) through the horizon, removed occurrences
+ * left out and host completions kept. Run by every write that changes the session's days, visibility or completion.
  */
 export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: number, now = new Date()): Promise<void> {
   const session = await ctx.sessions.find(db, sessionId);
@@ -39,10 +39,12 @@ export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: nu
   ]);
   const hostCompleted = new Set([...completions].map((key) => parseOccurrenceKey(key).date));
   const horizon = indexHorizon(session, utcToday(now));
+  const floor = indexFloor(session, utcToday(now));
   await ctx.index.write(db, {
     replace: [sessionId],
-    rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, FIRST_DAY, horizon),
+    rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, floor ?? FIRST_DAY, horizon),
     through: new Map([[sessionId, throughFor(session, horizon)]]),
+    from: new Map([[sessionId, floor]]),
   });
 }
 
@@ -72,7 +74,8 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
     }
     // Written in parts of about WRITE_ROWS rows, so that a batch of long series never holds
     // all their occurrences at once.
-    let part = { replace: [] as number[], rows: [] as OccurrenceRow[], through: new Map<number, string>() };
+    const newPart = () => ({ replace: [] as number[], rows: [] as OccurrenceRow[], through: new Map<number, string>(), from: new Map<number, string | null>() });
+    let part = newPart();
     for (const session of due) {
       const horizon = indexHorizon(session, today);
       const completed = hostCompleted.get(session.id) ?? new Set<string>();
@@ -83,12 +86,17 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
         await ctx.sessions.update(trx, session.id, { starts_at, ends_at, rrule });
         part.replace.push(session.id);
       }
-      const from = session.indexed_through === null ? FIRST_DAY : addDays(session.indexed_through, 1);
+      let from = addDays(session.indexed_through ?? FIRST_DAY, 1);
+      if (session.indexed_through === null) {
+        const floor = indexFloor(session, today);
+        part.from.set(session.id, floor);
+        from = floor ?? FIRST_DAY;
+      }
       for (const row of occurrenceRows(session, exceptions.get(session.id), completed, from, horizon)) part.rows.push(row);
       part.through.set(session.id, throughFor(session, horizon));
       if (part.rows.length >= WRITE_ROWS) {
         await ctx.index.write(trx, part);
-        part = { replace: [], rows: [], through: new Map() };
+        part = newPart();
       }
     }
     await ctx.index.write(trx, part);

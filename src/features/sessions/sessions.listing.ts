@@ -8,7 +8,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { type DatedKey, datedBefore } from './sessions.index.js';
 import { MAX_NAMED_SESSIONS, type SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
-import { occurrenceView, seriesPattern } from './sessions.occurrences.js';
+import { INDEX_PAST_DAYS, occurrenceView, seriesPattern } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { UnindexedSession } from './sessions.repository.js';
@@ -61,7 +61,14 @@ async function unindexedKeys(
   after: After | undefined,
   take: number,
 ): Promise<DatedKey[]> {
-  const sessions = await ctx.sessions.unindexedInRange({ user, filters, ...range });
+  // Only a range older than INDEX_PAST_DAYS (and a margin for other instances' clocks) can
+  // start before a series' indexed_from: the second statement runs for those alone.
+  const old = range.from < addDays(new Date().toISOString().slice(0, 10), 2 - INDEX_PAST_DAYS);
+  const [ahead, before] = await Promise.all([
+    ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'ahead' }),
+    old ? ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'before' }) : [],
+  ]);
+  const sessions = before.length === 0 ? ahead : [...new Map([...ahead, ...before].map((s) => [s.id, s])).values()];
   if (sessions.length === 0) return [];
   const ids = sessions.map((s) => s.id);
   const [exceptions, hostCompleted] = await Promise.all([
@@ -70,12 +77,20 @@ async function unindexedKeys(
   ]);
   // Within one session, date order is starts_at order (a day apart outweighs any DST shift).
   function* keysOf(s: UnindexedSession): Generator<DatedKey> {
-    // The index holds what comes before: only the days after indexed_through are expanded.
-    const start = s.indexed_through === null || s.indexed_through < range.from ? range.from : addDays(s.indexed_through, 1);
+    // The index holds [indexed_from, indexed_through]: only the days outside it are expanded.
     const pattern = seriesPattern(s, exceptions.get(s.id));
+    const spans: [string, string][] = [];
+    if (s.indexed_through === null) spans.push([range.from, range.to]);
+    else {
+      if (s.indexed_from !== null && range.from < s.indexed_from) spans.push([range.from, minDate(range.to, addDays(s.indexed_from, -1))]);
+      if (s.indexed_through < range.to) spans.push([s.indexed_through < range.from ? range.from : addDays(s.indexed_through, 1), range.to]);
+    }
+    for (const [start, end] of spans) yield* keysIn(s, pattern, start, end);
+  }
+  function* keysIn(s: UnindexedSession, pattern: ReturnType<typeof seriesPattern>, start: string, end: string): Generator<DatedKey> {
     const dates = pattern === null ? [s.schedule] : ruleDatesFrom(pattern, start);
     for (const date of dates) {
-      if (date > range.to) return;
+      if (date > end) return;
       if (date < start || pattern?.exceptions?.has(date) === true) continue;
       const completed = s.status === 'completed' || hostCompleted.has(occurrenceKey(s.id, date));
       if (filters.completed !== undefined && completed !== (filters.completed === 1)) continue;

@@ -26,6 +26,14 @@ export const ONE_OFF = '';
  */
 export const INDEX_HORIZON_DAYS = 92;
 
+/**
+ * How far before today the occurrence index holds a series that began earlier: a series
+ * saved with a start in year 1 would otherwise write a row for every day since, inside the
+ * request. A dated listing older than this expands those series per request (a few: it
+ * needs a series that began more than this long before it was last written).
+ */
+export const INDEX_PAST_DAYS = 366;
+
 /** The recurrence pattern of a stored series (with its deleted occurrences), or null for a one-off session. */
 export function seriesPattern(row: RecurrenceRow, exceptions?: ReadonlySet<string>): RecurrencePattern | null {
   return patternOf(recurrenceFromRow(row), exceptions);
@@ -62,6 +70,18 @@ export function indexHorizon(row: RecurrenceRow, today: string): string {
   if (pattern === null) return row.schedule;
   const target = addDays(compareDates(pattern.start, today) > 0 ? pattern.start : today, INDEX_HORIZON_DAYS);
   return pattern.ends !== null && compareDates(pattern.ends, target) < 0 ? pattern.ends : target;
+}
+
+/**
+ * The first local date the occurrence index holds for this session when it is `today`
+ * (UTC), or null when that is its first occurrence: INDEX_PAST_DAYS before today for a
+ * series that began earlier.
+ */
+export function indexFloor(row: RecurrenceRow, today: string): string | null {
+  const pattern = seriesPattern(row);
+  if (pattern === null) return null;
+  const floor = addDays(today, -INDEX_PAST_DAYS);
+  return compareDates(pattern.start, floor) < 0 ? floor : null;
 }
 
 /** The session's days in [from, to], removed occurrences left out; a one-off session's is its schedule. */

@@ -5,8 +5,11 @@ import { toJson } from '../../storage/columns.js';
 import { createSessionsService } from './sessions.service.js';
 import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
 import { MAX_REMOVED_OCCURRENCES } from './sessions.schema.js';
+import { INDEX_HORIZON_DAYS, INDEX_PAST_DAYS } from './sessions.occurrences.js';
 import { type SessionRecord, createSession, listAllSessions as listAll } from './sessions.test-helpers.js';
 
+const utcToday = () => new Date().toISOString().slice(0, 10);
+const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 const items = (list: SessionRecord[]) => list.map((s) => `${s.name}@${s.occurrence_date}`);
 
 /**
@@ -195,7 +198,9 @@ describeEachDialect('sessions read side', (dialect) => {
 
   it("builds in one indexer step, for many sessions at once, the index each session's own writes built", async () => {
     // More occurrences than the indexer holds at once (20,000): the sessions after it are written in a later part.
-    const long = await createSession(t.alice, { name: 'batch long', schedule: '1970-01-05', time: '6:00 AM', is_recurring: 1, occurrence: 'daily' });
+    // Each began in 1970, so the index holds it from INDEX_PAST_DAYS ago (indexed_from).
+    const longs = [];
+    for (let n = 0; n < 45; n++) longs.push(await createSession(t.alice, { name: `batch long ${n}`, schedule: '1970-01-05', time: '6:00 AM', is_recurring: 1, occurrence: 'daily' }));
     const daily = await createSession(t.alice, { name: 'batch daily', is_public: true, schedule: '2026-08-03', is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-08-20' });
     const open = await createSession(t.bob, {
       name: 'batch open',
@@ -215,13 +220,15 @@ describeEachDialect('sessions read side', (dialect) => {
     expect((await t.alice.post(`/api/v1/sessions/${daily.id}/complete?date=2026-08-05`)).status).toBe(200);
     expect((await t.bob.post(`/api/v1/sessions/${open.id}/complete?date=2026-11-05`)).status).toBe(200);
     expect((await t.bob.put(`/api/v1/sessions/${done.id}`, { status: 'completed' })).status).toBe(200);
-    const ids = [long.id, daily.id, open.id, oneOff.id, done.id, other.id];
+    const longIds = longs.map((l) => l.id);
+    const ids = [...longIds, daily.id, open.id, oneOff.id, done.id, other.id];
     const snapshot = async () => ({
       occurrences: await t.storage.db.selectFrom('session_occurrences').selectAll().where('session_id', 'in', ids).orderBy('session_id').orderBy('occurrence_date').execute(),
-      sessions: await t.storage.db.selectFrom('sessions').select(['id', 'starts_at', 'ends_at', 'rrule', 'indexed_through']).where('id', 'in', ids).orderBy('id').execute(),
+      sessions: await t.storage.db.selectFrom('sessions').select(['id', 'starts_at', 'ends_at', 'rrule', 'indexed_through', 'indexed_from']).where('id', 'in', ids).orderBy('id').execute(),
     });
     const written = await snapshot();
-    expect(written.occurrences.filter((o) => o.session_id === long.id).length).toBeGreaterThan(20_000);
+    expect(written.occurrences.filter((o) => longIds.includes(o.session_id)).length).toBeGreaterThan(20_000);
+    expect(written.sessions.filter((r) => r.indexed_from !== null).map((r) => r.id)).toEqual(longIds);
     expect(written.occurrences.filter((o) => o.completed === 1).map((o) => `${o.session_id}@${o.occurrence_date}`)).toEqual([
       `${daily.id}@2026-08-05`,
       `${open.id}@2026-11-05`,
@@ -230,9 +237,9 @@ describeEachDialect('sessions read side', (dialect) => {
 
     // Five as migration 0004 left sessions stored before the index; the open series as one the
     // indexer last extended ten days ago (due again: its horizon is within 30 days).
-    const fresh = [long.id, daily.id, oneOff.id, done.id, other.id];
+    const fresh = [...longIds, daily.id, oneOff.id, done.id, other.id];
     await t.storage.db.deleteFrom('session_occurrences').where('session_id', 'in', fresh).execute();
-    await t.storage.db.updateTable('sessions').set({ indexed_through: null, rrule: null, starts_at: '2000-01-01T00:00:00.000Z', ends_at: '2000-01-01T00:00:00.000Z' }).where('id', 'in', fresh).execute();
+    await t.storage.db.updateTable('sessions').set({ indexed_through: null, indexed_from: null, rrule: null, starts_at: '2000-01-01T00:00:00.000Z', ends_at: '2000-01-01T00:00:00.000Z' }).where('id', 'in', fresh).execute();
     const earlier = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
     await t.storage.db.deleteFrom('session_occurrences').where('session_id', '=', open.id).where('occurrence_date', '>', earlier).execute();
     await t.storage.db.updateTable('sessions').set({ indexed_through: earlier }).where('id', '=', open.id).execute();
@@ -259,6 +266,41 @@ describeEachDialect('sessions read side', (dialect) => {
     );
     expect(items(across)).toEqual(expected);
     expect(expected.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it(`holds a series that began long ago only ${INDEX_PAST_DAYS} days back, and expands older days per request`, async () => {
+    const s = await createSession(t.alice, { name: 'ancient', is_public: true, schedule: '0001-01-01', time: '9:00 AM', timezone: 'UTC', is_recurring: 1, occurrence: 'daily' });
+    expect(s.starts_at).toBe('0001-01-01T09:00:00.000Z');
+    const stored = async () => ({
+      rows: Number((await t.storage.db.selectFrom('session_occurrences').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', s.id).executeTakeFirstOrThrow()).n),
+      span: await t.storage.db.selectFrom('sessions').select(['indexed_from', 'indexed_through']).where('id', '=', s.id).executeTakeFirstOrThrow(),
+    });
+    const floor = addDays(utcToday(), -INDEX_PAST_DAYS);
+    const written = await stored();
+    expect(written.span.indexed_from).toBe(floor);
+    expect(written.rows).toBe(INDEX_PAST_DAYS + INDEX_HORIZON_DAYS + 1);
+    // A change that re-indexes the series writes no more.
+    expect((await t.alice.put(`/api/v1/sessions/${s.id}`, { time: '10:00 AM' })).status).toBe(200);
+    expect(await stored()).toEqual(written);
+
+    // Days before the floor come from the pattern, the same as /occurrences gives them.
+    expect(items((await t.bob.get('/api/v1/sessions?keyword=ancient&date=2000-06-15')).body.data)).toEqual(['ancient@2000-06-15']);
+    const start = addDays(floor, -5);
+    const end = addDays(floor, 5);
+    const across = await listAll(t.bob, `keyword=ancient&day_start=${start}&day_ends=${end}`, 2);
+    const expected = (await t.bob.get(`/api/v1/sessions/${s.id}/occurrences?from=${start}&to=${end}`)).body.data.map((o: { occurrence_date: string }) => `ancient@${o.occurrence_date}`);
+    expect(expected).toHaveLength(11);
+    expect(items(across)).toEqual(expected);
+    expect(across.map((r) => r.starts_at)).toEqual(across.map((r) => `${r.occurrence_date}T10:00:00.000Z`));
+    // Removed and completed occurrences before the floor, per request too.
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2000-06-16`)).status).toBe(204);
+    expect((await t.alice.post(`/api/v1/sessions/${s.id}/complete?date=2000-06-17`)).status).toBe(200);
+    const old = 'keyword=ancient&day_start=2000-06-15&day_ends=2000-06-18';
+    expect(items((await t.bob.get(`/api/v1/sessions?${old}`)).body.data)).toEqual(['ancient@2000-06-15', 'ancient@2000-06-17', 'ancient@2000-06-18']);
+    expect(items((await t.bob.get(`/api/v1/sessions?${old}&completed=1`)).body.data)).toEqual(['ancient@2000-06-17']);
+    // A listing after the floor reads the index alone: the series is listed once a day.
+    const recent = await listAll(t.bob, `keyword=ancient&day_start=${utcToday()}&day_ends=${addDays(utcToday(), 3)}`, 50);
+    expect(items(recent)).toHaveLength(4);
   });
 
   it('keeps the index in step with completion: completed=1 lists the host-completed occurrence only', async () => {

@@ -29,7 +29,7 @@ function baseQuery(db: Db): SessionQuery {
 }
 
 /** A session not (entirely) in the occurrence index, with what expanding it needs. */
-export type UnindexedSession = RecurrenceRow & { indexed_through: string | null };
+export type UnindexedSession = RecurrenceRow & { indexed_through: string | null; indexed_from: string | null };
 
 export type SessionsRepository = ReturnType<typeof createSessionsRepository>;
 
@@ -90,16 +90,21 @@ export function createSessionsRepository(storage: Storage) {
 
     /**
      * Visible sessions matching the filters that may occur in [from, to] but are not in the
-     * occurrence index through `to`: stored before the index existed, or series whose
-     * occurrences that far ahead are expanded per request. Completion is per occurrence,
+     * occurrence index through `to` (side 'ahead'): stored before the index existed, or series
+     * whose occurrences that far ahead are expanded per request; or not from `from` on
+     * (side 'before'): series the index holds only from a later indexed_from. Completion is per occurrence,
      * so the caller applies that filter.
      */
-    unindexedInRange(q: { user: AuthenticatedUser; filters: SessionFilters; from: string; to: string }): Promise<UnindexedSession[]> {
+    unindexedInRange(q: { user: AuthenticatedUser; filters: SessionFilters; from: string; to: string; side: 'ahead' | 'before' }): Promise<UnindexedSession[]> {
       const f = { ...q.filters, completed: undefined };
       return storage.db
         .selectFrom('sessions')
-        .select([...RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const), 'sessions.indexed_through'])
-        .where((eb) => eb.or([eb('sessions.indexed_through', 'is', null), eb('sessions.indexed_through', '<', q.to)]))
+        .select([...RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const), 'sessions.indexed_through', 'sessions.indexed_from'])
+        .where((eb) =>
+          q.side === 'ahead'
+            ? eb.or([eb('sessions.indexed_through', 'is', null), eb('sessions.indexed_through', '<', q.to)])
+            : eb('sessions.indexed_from', '>', q.from),
+        )
         .where((eb) => eb('sessions.org_id', 'in', [...f.orgIds]))
         .where(listable(q.user, f))
         .where((eb) =>
