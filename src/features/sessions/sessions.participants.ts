@@ -107,6 +107,20 @@ export function createParticipantsRepository() {
       await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
     },
 
+    /**
+     * Forgets participation in the occurrences of a session for which `exists` is false: a
+     * change of its pattern removed them, and a join kept there would keep a private session
+     * visible to someone who can no longer leave it. Returns the dates forgotten.
+     */
+    async keepOnly(db: Db, q: { sessionId: number; exists: (date: string) => boolean }): Promise<string[]> {
+      const rows = await db.selectFrom('session_participants').select('occurrence_date').distinct().where('session_id', '=', q.sessionId).execute();
+      const gone = rows.map((r) => r.occurrence_date).filter((date) => !q.exists(date));
+      for (let i = 0; i < gone.length; i += 500) {
+        await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', 'in', gone.slice(i, i + 500)).execute();
+      }
+      return gone;
+    },
+
     /** Forgets participation in the occurrences on or after `date` (they no longer exist). */
     async deleteFrom(db: Db, q: { sessionId: number; date: string }): Promise<void> {
       await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '>=', q.date).execute();

@@ -53,6 +53,25 @@ describeEachDialect('session participation over HTTP', (dialect) => {
     expect((await t.bob.get('/api/v1/sessions?keyword=turns-private')).body.data).toHaveLength(0);
   });
 
+  it('forgets joins of occurrences a pattern change removed, so a private session does not stay visible through them', async () => {
+    const series = { is_public: true, schedule: '2027-03-01', is_recurring: 1, occurrence: 'daily', recurring_ends: '2027-03-05' };
+    const off = await createSession(t.alice, { ...series, name: 'switched off' });
+    const moved = await createSession(t.alice, { ...series, name: 'moved days' });
+    const kept = await createSession(t.alice, { ...series, name: 'kept day' });
+    for (const s of [off, moved, kept]) expect((await t.bob.post(`/api/v1/sessions/${s.id}/join?date=2027-03-03`)).status).toBe(200);
+    expect((await t.alice.put(`/api/v1/sessions/${off.id}`, { is_recurring: 0, is_public: false })).status).toBe(200);
+    // Weekly on Mondays from 1 March: 3 March (a Wednesday) is no longer a day of it.
+    expect((await t.alice.put(`/api/v1/sessions/${moved.id}`, { occurrence: 'weekly', recurring_days: [1], is_public: false })).status).toBe(200);
+    expect((await t.alice.put(`/api/v1/sessions/${kept.id}`, { time: '3:00 PM', is_public: false })).status).toBe(200);
+    for (const s of [off, moved]) {
+      expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+      expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participants_count).toBe(1);
+    }
+    expect((await t.bob.get('/api/v1/sessions?source=user')).body.data.map((s: { name: string }) => s.name)).toEqual(['kept day']);
+    const still = await t.bob.get(`/api/v1/sessions/${kept.id}?date=2027-03-03`);
+    expect(still.body.data.participation).toMatchObject({ joined: true, role: 'participant' });
+  });
+
   it('gives collaborators the collaborator role', async () => {
     const s = await createSession(t.alice, { collaborator: ['bob'] });
     expect((await t.bob.get(`/api/v1/sessions/${s.id}`)).body.data.participation).toEqual({ joined: false, role: 'collaborator', joined_at: null, completed_at: null });

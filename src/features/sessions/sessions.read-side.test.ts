@@ -70,6 +70,15 @@ describeEachDialect('sessions read side', (dialect) => {
     const off = await t.alice.put(`/api/v1/sessions/${series.id}`, { is_recurring: 0 });
     expect(off.status, off.text).toBe(200);
     expect(off.body.data).toMatchObject(empty);
+    // Its removed occurrences went with the rest of its recurrence: switched on again, every day is back.
+    const removed = await createSession(t.alice, { name: 'switched back', schedule: '2027-03-01', is_recurring: 1, occurrence: 'daily', recurring_ends: '2027-03-05' });
+    expect((await t.alice.delete(`/api/v1/sessions/${removed.id}?scope=occurrence&date=2027-03-03`)).status).toBe(204);
+    expect((await t.alice.put(`/api/v1/sessions/${removed.id}`, { is_recurring: 0 })).status).toBe(200);
+    const on = await t.alice.put(`/api/v1/sessions/${removed.id}`, { is_recurring: 1, occurrence: 'daily', recurring_ends: '2027-03-05' });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body.data.rrule).not.toContain('EXDATE');
+    const days = await t.alice.get(`/api/v1/sessions/${removed.id}/occurrences?from=2027-03-01&to=2027-03-31`);
+    expect(days.body.data.map((o: { occurrence_date: string }) => o.occurrence_date)).toEqual(['2027-03-01', '2027-03-02', '2027-03-03', '2027-03-04', '2027-03-05']);
   });
 
   it('lists both occurrences that share an instant in a zone that skipped a day (Pacific/Apia, 2011-12-30)', async () => {

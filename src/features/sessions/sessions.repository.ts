@@ -236,6 +236,11 @@ export function createSessionsRepository(storage: Storage) {
       await db.deleteFrom('sessions').where('id', '=', id).execute();
     },
 
+    /** Forgets a session's removed occurrences: switching a series off clears its recurrence (contract section 6). */
+    async clearExceptions(db: Db, sessionId: number): Promise<void> {
+      await db.deleteFrom('session_exceptions').where('session_id', '=', sessionId).execute();
+    },
+
     /** Records a removed occurrence of a series; the caller removes its participation and index row. */
     async addException(db: Db, q: { sessionId: number; date: string }): Promise<void> {
       await db

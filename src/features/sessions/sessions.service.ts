@@ -4,14 +4,14 @@ import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { taskChange } from '../changes/changes.repository.js';
-import { previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
+import { isOccurrence, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
-import { type SessionModel, columnsOf, modelFromRow, writableFields } from './sessions.model.js';
-import { daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
+import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
@@ -127,7 +127,14 @@ async function updateSession(
     if (collaboratorsChanged || merged.org_id !== current.org_id) {
       await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
     }
-    if (INDEXED_COLUMNS.some((c) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]))) await reindexSession(ctx, trx, id);
+    if (INDEXED_COLUMNS.some((c) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]))) {
+      // Switched off, a series forgets its removed occurrences; joins of days it no longer has go too.
+      const switchedOff = current.is_recurring === 1 && merged.is_recurring === 0;
+      if (switchedOff && exceptions !== undefined) await ctx.sessions.clearExceptions(trx, id);
+      const pattern = patternOf(merged, switchedOff ? undefined : exceptions);
+      await ctx.participants.keepOnly(trx, { sessionId: id, exists: (date) => (pattern === null ? date === ONE_OFF : date !== ONE_OFF && isOccurrence(pattern, date)) });
+      await reindexSession(ctx, trx, id);
+    }
   });
   return getSession(ctx, user, id);
 }
