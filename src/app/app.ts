@@ -37,6 +37,7 @@ import { openapiPlugin } from './openapi.plugin.js';
 import { rateLimitPlugin } from './rate-limit.plugin.js';
 import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
+import { strictQueryPlugin } from './strict-query.plugin.js';
 import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
 
 /**
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       if (storage.statementsOnEventLoop) await api.register(concurrencyPlugin, { max: EVENT_LOOP_CONCURRENCY });
+      await api.register(strictQueryPlugin);
       await api.register(idempotencyPlugin, { storage });
       await api.register(meRoutes, { auth });
       await api.register(sessionsRoutes, { sessions });

@@ -38,6 +38,23 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
         return { status: r.statusCode, headers: r.headers, body, text: r.body };
       });
 
+  it('a query parameter a route does not take is 422 and changes nothing', async () => {
+    const s = (await t.alice.post('/api/v1/sessions', { org_id: 1, name: 'strict', type: 'standard', duration: 30, schedule: '2027-03-01', time: '9:00 AM', is_recurring: 1, occurrence: 'daily' })).body.data;
+    const put = expectProblem(await t.alice.request('PUT', `/api/v1/sessions/${s.id}?scope=occurrence&date=2027-03-02`, { duration: 45 }), 422);
+    expect((put.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(['/date', '/scope']);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.duration).toBe(30);
+    expectProblem(await t.alice.request('POST', '/api/v1/tasks?foo=1', { context: 'x' }), 422);
+    expect((await t.alice.get('/api/v1/tasks')).body.data).toEqual([]);
+    for (const url of ['/api/v1/me?foo=1', '/api/v1/me/now?foo=bar', '/api/v1/calendar-feeds?limit=abc', `/api/v1/tasks/1?x=`]) {
+      expectProblem(await t.alice.get(url), 422);
+    }
+    // Routes that take a query string still take theirs.
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}?date=2027-03-02`)).status).toBe(200);
+    // The OpenAPI document says so.
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths['/api/v1/me/now'].get.responses)).toContain('422');
+  });
+
   it('malformed JSON is 400', async () => {
     for (const body of ['{bad', '{"context": "x",}', '[1,', 'nul', '{"a":1}{', "{'a':1}", '\u0000']) {
       for (const url of ['/api/v1/tasks', '/api/v1/tasks/bulk', '/api/v1/sessions']) {
