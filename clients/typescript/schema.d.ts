@@ -727,7 +727,7 @@ export interface components {
          * @example {}
          */
         CalendarFeedCreate: {
-            /** @description A label for you, 1–100 characters after trimming; default `Focus sessions`. */
+            /** @description A label for you, 1–100 characters after trimming, on one line (no control characters); default `Focus sessions`. */
             name?: string;
         };
         /**

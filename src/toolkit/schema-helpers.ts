@@ -39,6 +39,15 @@ export function TrimmedText(max: number, options: Record<string, unknown> = {}) 
   });
 }
 
+/** TrimmedText on one line: no control characters (C0, DEL, C1), so that it fits a header or a calendar's name. */
+export function TrimmedLabel(max: number, options: Record<string, unknown> = {}) {
+  return TrimmedText(max, {
+    pattern: `^(?=[^\\u0000-\\u001F\\u007F-\\u009F]*$)\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`,
+    'x-message': `must be 1–${max} characters after trimming, without control characters or line breaks`,
+    ...options,
+  });
+}
+
 export const CalendarDate = (options: Record<string, unknown> = {}) =>
   Type.String({
     format: 'date',

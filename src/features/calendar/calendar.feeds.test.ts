@@ -1,3 +1,4 @@
+import ICAL from 'ical.js';
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { createSession } from '../sessions/sessions.test-helpers.js';
@@ -120,6 +121,28 @@ describeEachDialect('calendar feeds', (dialect) => {
     const tag = (await t.anonymous.get(feed.url)).headers.etag;
     expect((await t.dave.put(`/api/v1/sessions/${session.id}`, { name: 'Versioned, renamed' })).status).toBe(200);
     expect((await t.anonymous.get(feed.url)).headers.etag).toBe(tag);
+  });
+
+  it('writes a name with iCalendar separators escaped, ends every line with CRLF, and refuses a name of more than one line', async () => {
+    const created = await t.dave.post('/api/v1/calendar-feeds', { name: 'Dave; work, home\\ Ärger' });
+    expect(created.status, created.text).toBe(201);
+    expect(created.headers.location).toBe(`/api/v1/calendar-feeds/${created.body.data.id}`);
+    await createSession(t.dave, { name: 'Review; then, lunch', schedule: '2027-02-01', time: '9:00 AM' });
+    const res = await t.anonymous.get(created.body.data.url);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('\r\nX-WR-CALNAME:Dave\\; work\\, home\\\\ Ärger\r\n');
+    expect(res.text.endsWith('END:VCALENDAR\r\n')).toBe(true);
+    const { calendar, events } = parseFeed(res.text);
+    // ical.js keeps properties it has no type for as written; read as TEXT (RFC 7986), both names are the feed's.
+    for (const property of ['name', 'x-wr-calname']) {
+      expect(ICAL.design.icalendar.value.text?.fromICAL?.(String(calendar.getFirstPropertyValue(property)))).toBe('Dave; work, home\\ Ärger');
+    }
+    expect([...events.values()].map((e) => e.summary)).toContain('Review; then, lunch');
+    for (const name of ['two\nlines', 'inj\nBEGIN:VEVENT\nUID:evil@x\nEND:VEVENT', 'tab\there', 'bell\u0007', 'c1\u0085']) {
+      const refused = await t.dave.post('/api/v1/calendar-feeds', { name });
+      expect(refused.status, name).toBe(422);
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).toEqual(['/name']);
+    }
   });
 
   it('shows a secret once, lists feeds without it, revokes to 404, and keeps users apart', async () => {

@@ -103,6 +103,20 @@ export interface FeedText {
   now?: Date;
 }
 
+/**
+ * An RFC 5545 TEXT value (section 3.3.11): ical-generator escapes event properties but
+ * writes the calendar's NAME and X-WR-CALNAME as given, so a line break or `;` in a feed's
+ * name broke the feed (or added events to it). Control characters other than line breaks
+ * have no escape in TEXT and are left out; names stored before they were refused may hold some.
+ */
+function text(value: string): string {
+  return value
+    .replace(/[\\;,]/g, (c) => `\\${c}`)
+    .replace(/\r\n|[\r\n]/g, '\\n')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001F\u007F]/g, '');
+}
+
 export function buildIcs(feed: FeedText): string {
   const fromYear = new Map<string, number>();
   for (const s of feed.sessions) {
@@ -111,7 +125,7 @@ export function buildIcs(feed: FeedText): string {
   }
   const calendar = ical({
     prodId: '//Focus//Focus calendar feed//EN',
-    name: feed.name,
+    name: text(feed.name),
     // No calendar-wide zone (times outside events stay UTC); a VTIMEZONE per zone events use.
     timezone: { name: null, generator: (zone) => vtimezone(zone, fromYear.get(zone) ?? new Date().getUTCFullYear(), feed.now) },
   });
@@ -135,5 +149,7 @@ export function buildIcs(feed: FeedText): string {
       ...(s.rrule === null ? {} : { repeating: recurrenceLines(s.rrule) }),
     });
   }
-  return calendar.toString();
+  // Every content line ends with CRLF (RFC 5545 section 3.1), the last one too.
+  const ics = calendar.toString();
+  return ics.endsWith('\r\n') ? ics : `${ics}\r\n`;
 }

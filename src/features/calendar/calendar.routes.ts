@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { locationOf } from '../../toolkit/api.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
@@ -29,7 +30,11 @@ export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: Calendar
         response: { 201: jsonResponse('The feed, with its secret URL.', CreatedCalendarFeedEnvelope), ...problemResponses(400, 409, 413, 415, 422, ...common) },
       },
     },
-    async (request, reply) => reply.code(201).send({ data: await calendar.create(request.user, request.body) }),
+    async (request, reply) => {
+      const feed = await calendar.create(request.user, request.body);
+      // The feed as a resource (what DELETE acts on); its secret URL is in the body only.
+      return reply.code(201).header('location', locationOf('calendar-feeds', feed.id)).send({ data: feed });
+    },
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
-import { Envelope, Instant, TrimmedText } from '../../toolkit/schema-helpers.js';
+import { Envelope, Instant, TrimmedLabel } from '../../toolkit/schema-helpers.js';
 
 /** Feeds one user may hold at once: each is polled by a calendar app, and each listing answers them all (no paging). */
 export const MAX_FEEDS_PER_USER = 20;
@@ -17,7 +17,7 @@ const EXAMPLE_CREATED = '2026-11-26T09:30:00.000Z';
 export const CreateCalendarFeedBody = Named(
   'CalendarFeedCreate',
   Type.Object(
-    { name: Type.Optional(TrimmedText(100, { description: 'A label for you, 1–100 characters after trimming; default `Focus sessions`.' })) },
+    { name: Type.Optional(TrimmedLabel(100, { description: 'A label for you, 1–100 characters after trimming, on one line (no control characters); default `Focus sessions`.' })) },
     { additionalProperties: false, description: 'A new calendar feed; the body may be empty.', examples: [{ name: 'Work laptop calendar' }, {}] },
   ),
 );
