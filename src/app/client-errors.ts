@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { PROBLEM_BASE } from '../toolkit/errors.js';
@@ -48,9 +49,25 @@ export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHa
   const answer = answerFor(error.code);
   // The code only: the error itself carries the raw request bytes.
   this.log.debug({ code: error.code, status: answer.status }, 'client error');
-  // A response already under way on this socket must not be corrupted by a second one.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   // Closed once written, whatever the peer does (it may never close its side).
-  if (socket.writable && inFlight?.headersSent !== true) socket.end(rawProblemResponse(answer), () => socket.destroy());
-  else socket.destroy();
+  const answerAndClose = () => {
+    if (socket.writable) socket.end(rawProblemResponse(answer), () => socket.destroy());
+    else socket.destroy();
+  };
+  // Bytes after a valid request broke the parser while that request is still handled: its
+  // response goes first, whole, then this one. Answering now cut it off, and the client
+  // lost the answer to a write that committed (a new feed's secret URL, shown only once).
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight === undefined || inFlight === null || inFlight.writableFinished) {
+    answerAndClose();
+    return;
+  }
+  let done = false;
+  const after = () => {
+    if (done) return;
+    done = true;
+    answerAndClose();
+  };
+  inFlight.once('finish', after);
+  inFlight.once('close', after);
 };

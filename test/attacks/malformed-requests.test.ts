@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
-import { type RawResponse, rawConnect } from '../helpers/raw-http.js';
+import { type RawResponse, parseResponse, rawConnect, seedUsers } from '../helpers/raw-http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
 
 /*
@@ -13,9 +13,11 @@ beforeAll(buildOnce, 180_000);
 describe('requests the HTTP parser rejects', () => {
   let database: TestDatabase;
   let server: ServerProcess;
+  let token: string;
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
+    ({ alice: token = '' } = await seedUsers(database.url, ['alice']));
     server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
   }, 60_000);
   afterAll(async () => {
@@ -56,6 +58,24 @@ describe('requests the HTTP parser rejects', () => {
 
   it('answers headers over 16 KiB with 431 problem+json', async () => {
     expectProblem(await send(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431);
+  });
+
+  it('answers a valid request whole before the 400 for bytes after it, and the write it made is not lost', async () => {
+    const conn = await rawConnect(server.url);
+    try {
+      // Content-Length 2 covers `{}`; the rest is a second request the parser refuses.
+      conn.write(`POST /api/v1/calendar-feeds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}garbage\r\n\r\n`);
+      await conn.closed;
+      const text = conn.received();
+      const first = parseResponse(text);
+      // The feed's secret URL, shown only in this answer, reaches the client.
+      expect(first?.status, text).toBe(201);
+      expect(JSON.parse(first?.body ?? '{}').data.url).toMatch(/^\/ical\/.+\.ics$/);
+      const rest = text.slice(text.indexOf('\r\n\r\n') + 4 + Buffer.byteLength(first?.body ?? ''));
+      expect(parseResponse(rest)?.status, text).toBe(400);
+    } finally {
+      conn.destroy();
+    }
   });
 
   it('keeps serving everyone else', async () => {

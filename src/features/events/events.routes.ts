@@ -43,6 +43,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub; perToken: 
       }
       const tokenHash = hashToken(bearerToken(request.headers.authorization) ?? '');
       if (hub.refusal(tokenHash) !== undefined) throw tooManyStreams(perToken);
+      // HEAD: what GET would answer, without a stream (one that never ends would hold a stream slot for nothing).
+      if (request.method === 'HEAD') return reply.header('cache-control', 'no-cache, no-transform').type('text/event-stream; charset=utf-8').send('');
       const cursor = at?.head ?? (await hub.head());
 
       // From here the response is ours: no serializer, ETag or other onSend hook touches it.

@@ -273,6 +273,20 @@ describeEachDialect('GET /events', (dialect) => {
     await new Promise((r) => setTimeout(r, 100));
   });
 
+  it('answers HEAD with the headers of a stream, at once, and without taking a stream slot', async () => {
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${base}/api/v1/events`, { method: 'HEAD', headers: { authorization: `Bearer ${tokens.u1?.token ?? ''}` }, signal: AbortSignal.timeout(5_000) });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    }
+    // The per-token limit is 2: both streams still open.
+    const [a, b] = [await stream('u1'), await stream('u1')];
+    expect([a.status, b.status]).toEqual([200, 200]);
+    a.close();
+    b.close();
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
   it('refuses bad cursors and an unfinished full sync’s cursor', async () => {
     expect((await stream('alice', '/api/v1/events?cursor=nope')).status).toBe(422);
     const sync = (await call('alice', 'GET', '/api/v1/changes?limit=1')).body as { next_cursor: string };
