@@ -731,7 +731,7 @@ export interface components {
             name?: string;
         };
         /**
-         * @description Your calendar feeds, oldest first (no paging: a user holds at most 20).
+         * @description Your calendar feeds, oldest first, in the list envelope of every list (one page: a user holds at most 20).
          * @example {
          *       "data": [
          *         {
@@ -739,11 +739,14 @@ export interface components {
          *           "name": "Work laptop calendar",
          *           "created_at": "2026-11-26T09:30:00.000Z"
          *         }
-         *       ]
+         *       ],
+         *       "next_cursor": null
          *     }
          */
         CalendarFeedList: {
             data: components["schemas"]["CalendarFeed"][];
+            /** @description Always null: one page holds them all. */
+            next_cursor: null;
         };
         /**
          * @description One record that changed: an upsert with its current state, or a deletion.

@@ -153,6 +153,7 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(list.status).toBe(200);
     expect(list.body.data).toContainEqual({ id: feed.id, name: 'Bob phone', created_at: expect.any(String) });
     expect(list.text).not.toContain(secret);
+    expect(list.body.next_cursor).toBeNull();
     expect((await t.alice.get('/api/v1/calendar-feeds')).body.data.map((f: { id: number }) => f.id)).not.toContain(feed.id);
 
     // Alice cannot revoke Bob's feed: 404, and it keeps working.

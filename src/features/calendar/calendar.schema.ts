@@ -65,11 +65,11 @@ export const CreatedCalendarFeedEnvelope = Envelope('CreatedCalendarFeedEnvelope
 export const CalendarFeedList = Named(
   'CalendarFeedList',
   Type.Object(
-    { data: Type.Array(CalendarFeedSchema, { maxItems: MAX_FEEDS_PER_USER }) },
+    { data: Type.Array(CalendarFeedSchema, { maxItems: MAX_FEEDS_PER_USER }), next_cursor: Type.Null({ description: 'Always null: one page holds them all.' }) },
     {
       additionalProperties: false,
-      description: `Your calendar feeds, oldest first (no paging: a user holds at most ${MAX_FEEDS_PER_USER}).`,
-      examples: [{ data: [{ id: 3, name: 'Work laptop calendar', created_at: EXAMPLE_CREATED }] }],
+      description: `Your calendar feeds, oldest first, in the list envelope of every list (one page: a user holds at most ${MAX_FEEDS_PER_USER}).`,
+      examples: [{ data: [{ id: 3, name: 'Work laptop calendar', created_at: EXAMPLE_CREATED }], next_cursor: null }],
     },
   ),
 );

@@ -36,7 +36,7 @@ export function createCalendarService(storage: Storage) {
     },
 
     async list(user: AuthenticatedUser) {
-      return { data: (await feeds.listOf(user.id, MAX_FEEDS_PER_USER)).map(toCalendarFeed) };
+      return { data: (await feeds.listOf(user.id, MAX_FEEDS_PER_USER)).map(toCalendarFeed), next_cursor: null };
     },
 
     /** Revokes: the row goes, and with it the URL. Another user's feed is 404, like one that never was. */

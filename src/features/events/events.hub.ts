@@ -250,7 +250,9 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     }
     if (beating) return;
     beating = true;
-    const due = Date.now() - settings.heartbeatMs;
+    // Checked every pollMs: a stream whose comment would be late by the next check gets it now,
+    // so that no gap exceeds heartbeatMs (contract section 8: "at least every 15 s").
+    const due = Date.now() - Math.max(0, settings.heartbeatMs - settings.pollMs);
     try {
       await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
     } catch (error) {

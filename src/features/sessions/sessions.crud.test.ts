@@ -255,6 +255,16 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       const res = await t.alice.post('/api/v1/sessions', sessionBody({ org_id: 2 }));
       expect(res.status).toBe(403);
       expect(String(res.headers['content-type'])).toMatch(/^application\/problem\+json/);
+      // Field rules broken as well: the 422 comes first, each rule checked after the schema's too.
+      for (const [broken, path] of [
+        [{ timezone: 'Bad/Zone' }, '/timezone'],
+        [{ is_recurring: 1 }, '/occurrence'],
+        [{ is_recurring: 1, occurrence: 'daily', recurring_ends: '2020-01-01' }, '/recurring_ends'],
+      ] as const) {
+        const both = await t.alice.post('/api/v1/sessions', sessionBody({ org_id: 2, ...broken }));
+        expect(both.status, both.text).toBe(422);
+        expect(errorPaths(both)).toEqual([path]);
+      }
       expect((await t.alice.request('POST', '/api/v1/sessions', '{"name":', { 'content-type': 'application/json' })).status).toBe(400);
       expect((await t.alice.request('POST', '/api/v1/sessions', 'name=x', { 'content-type': 'text/plain' })).status).toBe(415);
       expect((await t.anonymous.post('/api/v1/sessions', sessionBody())).status).toBe(401);

@@ -37,10 +37,6 @@ export async function checkSessionRules(
   const flagged = (field: string) => isFlagged(schemaErrors, field);
   const orgId = flagged('org_id') ? undefined : candidate.org_id;
   const inOrg = orgId !== undefined && user.orgIds.includes(orgId);
-  // 403 is about who may act; a request that is malformed as well gets its 422 first.
-  if (orgId !== undefined && !inOrg && schemaErrors.length === 0) {
-    throw forbidden('You can only place sessions in an organization you belong to.');
-  }
 
   const errors = new FieldErrors();
   for (const e of schemaErrors) errors.add(e.path, e.message);
@@ -59,6 +55,12 @@ export async function checkSessionRules(
   for (const [field, limit] of [['website_blocker', MAX_WEBSITE_BLOCKER_BYTES], ['snooze_apps', MAX_SNOOZE_APPS_BYTES]] as const) {
     const size = flagged(field) || candidate[field] == null ? 0 : jsonBytes(candidate[field]);
     if (size > limit) errors.add(`/${field}`, `takes ${size} bytes as JSON; at most ${limit}`);
+  }
+  // 403 is about who may act; a request that breaks field rules as well gets its 422 first
+  // (collaborators are checked against the org, so only once the org is the caller's).
+  if (orgId !== undefined && !inOrg) {
+    errors.throwIfAny();
+    throw forbidden('You can only place sessions in an organization you belong to.');
   }
   let collaboratorIds: number[] = [];
   const collaborators = candidate.collaborator ?? [];
