@@ -132,6 +132,10 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
       ['DELETE', '/api/v1/me', 'GET, PUT'],
       ['PATCH', '/api/v1/sessions/1', 'DELETE, GET, PUT'],
       ['DELETE', '/api/v1/tasks/', 'GET, POST'],
+      // The path of POST /tasks/bulk, though GET /tasks/{id} matches it with an id that cannot exist.
+      ['GET', '/api/v1/tasks/bulk', 'POST'],
+      ['DELETE', '/api/v1/tasks/bulk', 'POST'],
+      ['PUT', '/api/v1/tasks/bulk/', 'POST'],
     ];
     for (const [method, url, allow] of cases) {
       const res = await t.alice.request(method, url, method === 'DELETE' ? undefined : {});

@@ -87,6 +87,11 @@ export const errorsPlugin = fp(
     app.addHook('onRoute', (route) => methods.add(route.url, route.method));
 
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      if (error.validationContext === 'params') {
+        // The id did not parse because the path is another route's (GET /tasks/bulk): 405, not 404.
+        const exact = methods.exact(request.url.split('?')[0] ?? '/');
+        if (exact.length > 0 && !exact.includes(request.method)) return sendProblem(reply, request, methodNotAllowed(exact));
+      }
       const problem = error instanceof ApiError ? error : (fromFastifyError(error) ?? fromStorageError(error));
       if (problem !== undefined) {
         if (problem.status >= 500) request.log.warn({ err: error }, 'request failed: %s', problem.title);

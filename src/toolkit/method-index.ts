@@ -17,6 +17,15 @@ export class MethodIndex {
     for (const m of [methods].flat()) if (m !== 'HEAD') set.add(m);
   }
 
+  /**
+   * The methods of a route whose path is exactly `path`, without parameters: `GET /tasks/bulk`
+   * matches `GET /tasks/:id` with an id that cannot exist, but the path is `POST /tasks/bulk`'s.
+   */
+  exact(path: string): string[] {
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    return trimmed.includes(':') ? [] : [...(this.byUrl.get(trimmed) ?? [])].sort();
+  }
+
   allowed(path: string): string[] {
     const out = new Set<string>();
     for (const r of this.routes) if (r.pattern.test(path)) for (const m of r.methods) out.add(m);

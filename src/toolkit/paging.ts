@@ -22,7 +22,8 @@ export function decodeCursor<T extends readonly ('string' | 'number')[]>(
     parsed.every(
       (v, i) =>
         typeof v === shape[i] &&
-        (typeof v !== 'number' || Number.isSafeInteger(v)) &&
+        // Every number a cursor holds (ids, positions, phases, milliseconds since 1970) is ≥ 0.
+        (typeof v !== 'number' || (Number.isSafeInteger(v) && v >= 0)) &&
         // No cursor we issue holds U+0000, and PostgreSQL text cannot: a forged one would be a 500.
         (typeof v !== 'string' || !v.includes('\u0000')),
     );
