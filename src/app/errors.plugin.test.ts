@@ -55,6 +55,24 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
     expect(Object.keys(doc.paths['/api/v1/me/now'].get.responses)).toContain('422');
   });
 
+  it('a body that is not UTF-8 is 400, one declared in another charset 415, and nothing is stored', async () => {
+    const invalid = Buffer.concat([Buffer.from('{"context":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('","session_id":1}')]);
+    expectProblem(await raw('POST', '/api/v1/tasks', invalid, { 'content-type': 'application/json' }), 400);
+    expectProblem(await raw('POST', '/api/v1/calendar-feeds', Buffer.from('{"name":"caf\xe9"}', 'latin1'), { 'content-type': 'application/json; charset=iso-8859-1' }), 415);
+    expect((await t.alice.get('/api/v1/calendar-feeds')).body.data).toEqual([]);
+    // UTF-8 declared or not is read as such.
+    const ok = await raw('POST', '/api/v1/calendar-feeds', Buffer.from('{"name":"Ärger"}'), { 'content-type': 'application/json; charset=UTF-8' });
+    expect(ok.status, ok.text).toBe(201);
+    expect((ok.body as { data: { name: string } }).data.name).toBe('Ärger');
+  });
+
+  it('a query string that is not validly percent-encoded is 400', async () => {
+    for (const query of ['keyword=%ZZ', 'keyword=%ff', 'keyword=%', 'keyword=%E0%A4%A']) {
+      expectProblem(await t.alice.get(`/api/v1/sessions?${query}`), 400);
+    }
+    expect((await t.alice.get('/api/v1/sessions?keyword=%C3%84rger')).status).toBe(200);
+  });
+
   it('malformed JSON is 400', async () => {
     for (const body of ['{bad', '{"context": "x",}', '[1,', 'nul', '{"a":1}{', "{'a':1}", '\u0000']) {
       for (const url of ['/api/v1/tasks', '/api/v1/tasks/bulk', '/api/v1/sessions']) {

@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin';
-import { badRequest } from '../toolkit/errors.js';
+import { badRequest, unsupportedMediaType } from '../toolkit/errors.js';
 import { MAX_JSON_DEPTH, jsonDepth } from '../toolkit/json-depth.js';
 import { installNulGuard } from './nul-guard.js';
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
  * Bodies are JSON only, parsed with a depth limit checked on the raw text (the
@@ -14,12 +17,26 @@ export const jsonBodyPlugin = fp(
     app.removeContentTypeParser('text/plain');
     const parse = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, parsed) => {
-      if (jsonDepth(body as string, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, parsed) => {
+      // JSON is UTF-8 (RFC 8259 section 8.1): another declared charset is refused, not misread.
+      const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+        parsed(unsupportedMediaType('Send the body as application/json in UTF-8.'), undefined);
+        return;
+      }
+      let body: string;
+      try {
+        // Fatal: a byte that is not UTF-8 is a 400, not a U+FFFD stored in its place.
+        body = utf8.decode(raw as Buffer);
+      } catch {
+        parsed(badRequest('The body is not valid UTF-8.'), undefined);
+        return;
+      }
+      if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         parsed(badRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
         return;
       }
-      void parse(request, body as string, parsed);
+      void parse(request, body, parsed);
     });
     installNulGuard(app);
     done();
