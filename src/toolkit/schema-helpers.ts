@@ -39,10 +39,14 @@ export function TrimmedText(max: number, options: Record<string, unknown> = {}) 
   });
 }
 
+/** C0, DEL and C1 control characters, as a regex class body. */
+const CONTROL = '\\u0000-\\u001F\\u007F-\\u009F';
+
 /** TrimmedText on one line: no control characters (C0, DEL, C1), so that it fits a header or a calendar's name. */
 export function TrimmedLabel(max: number, options: Record<string, unknown> = {}) {
   return TrimmedText(max, {
-    pattern: `^(?=[^\\u0000-\\u001F\\u007F-\\u009F]*$)\\s*\\S(?:[\\s\\S]{0,${max - 2}}\\S)?\\s*$`,
+    // TrimmedText's shape with every class short of control characters (no lookahead, which test generators cannot invert).
+    pattern: `^[^\\S${CONTROL}]*[^\\s${CONTROL}](?:[^${CONTROL}]{0,${max - 2}}[^\\s${CONTROL}])?[^\\S${CONTROL}]*$`,
     'x-message': `must be 1–${max} characters after trimming, without control characters or line breaks`,
     ...options,
   });

@@ -16,7 +16,8 @@ export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: Calendar
     {
       // The body is optional (contract section 8): no body at all means `{}`.
       preValidation: (request, _reply, done) => {
-        request.body ??= {};
+        // No body; a JSON `null` is a body, and not an object (422).
+        if (request.body === undefined) request.body = {};
         done();
       },
       schema: {
