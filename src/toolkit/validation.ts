@@ -1,4 +1,4 @@
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { boundedValidator } from './bounded-validation.js';
@@ -101,4 +101,23 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldError[] {
     path: path === '' ? '/' : path,
     message: messages.filter((m) => m !== 'does not match any allowed form' || messages.length === 1).join('; '),
   }));
+}
+
+/**
+ * For a route with `attachValidation`: the body's schema failures as field errors, so that
+ * the service can add the rules a schema cannot express and answer one 422 listing every
+ * broken rule. Anything but a body failure (a bad path id, a query field) is rethrown.
+ */
+export function bodySchemaErrors(request: FastifyRequest): FieldError[] {
+  const error = request.validationError;
+  if (error === undefined) return [];
+  if (error.validationContext !== 'body') throw error;
+  // Fastify types the attached error's details as any; they are Ajv's errors.
+  const issues: unknown = error.validation;
+  return toFieldErrors(issues as ErrorObject[]);
+}
+
+/** Whether the schema already flagged `field` (or the whole body): its other rules are not checked then. */
+export function isFlagged(errors: readonly FieldError[], field: string): boolean {
+  return errors.some((e) => e.path === '/' || e.path === `/${field}` || e.path.startsWith(`/${field}/`));
 }

@@ -1,13 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ErrorObject } from 'ajv';
-import type { FastifyRequest } from 'fastify';
 import { locationOf } from '../../toolkit/api.js';
 import { ifMatchOf } from '../../toolkit/entity-tags.js';
-import type { FieldError } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
-import { toFieldErrors } from '../../toolkit/validation.js';
+import { bodySchemaErrors } from '../../toolkit/validation.js';
 import {
   CreateSessionBody,
   DeleteSessionQuery,
@@ -25,20 +22,6 @@ import type { SessionsService } from './sessions.service.js';
 
 const tags = ['sessions'];
 const common = [401, 429, 503] as const;
-
-/**
- * Create and update take their schema failures in hand (`attachValidation`) so that the
- * service can add the rules a schema cannot express and answer one 422 listing every
- * bad field. Anything but a body failure (a bad path id) is rethrown as usual.
- */
-function bodySchemaErrors(request: FastifyRequest): FieldError[] {
-  const error = request.validationError;
-  if (error === undefined) return [];
-  if (error.validationContext !== 'body') throw error;
-  // Fastify types the attached error's details as any; they are Ajv's errors.
-  const issues: unknown = error.validation;
-  return toFieldErrors(issues as ErrorObject[]);
-}
 
 export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
   app.get(

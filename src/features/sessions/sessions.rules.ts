@@ -1,6 +1,7 @@
 import { STATUSES, type Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';
+import { isFlagged } from '../../toolkit/validation.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
 import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.js';
@@ -17,10 +18,6 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
  * lists every bad field; a rule whose inputs were rejected by the schema is skipped.
  */
 
-/** Whether a schema error already covers `field` (the field itself or anything inside it). */
-export function isFlagged(errors: readonly FieldError[], field: string): boolean {
-  return errors.some((e) => e.path === '/' || e.path === `/${field}` || e.path.startsWith(`/${field}/`));
-}
 
 /**
  * Checks `candidate` (a full session, or the parts of one that passed the schema) and

@@ -15,7 +15,8 @@ import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } fro
 import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
-import { assertStatusForward, checkSessionRules, isFlagged } from './sessions.rules.js';
+import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
+import { isFlagged } from '../../toolkit/validation.js';
 import {
   type CreateSessionBody,
   type DeleteSessionQuery,

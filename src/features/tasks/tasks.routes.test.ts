@@ -93,6 +93,13 @@ describeEachDialect('tasks over HTTP', (dialect) => {
     const res = await t.alice.post('/api/v1/tasks', { context: '', session_id: 'one', source_id: -3, colour: 'red', owner: 'mallory' });
     expect(errorPaths(res)).toEqual(['/colour', '/context', '/session_id', '/source_id']);
     expect(errorPaths(await t.alice.put('/api/v1/tasks/1', { context: 'x', priority: 1 }))).toEqual(['/priority']);
+    // Rules the schema cannot state are listed with its own: a session nobody can see, an origin half given.
+    const before = (await t.alice.get('/api/v1/tasks')).body.data;
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { context: '', session_id: 999_999 }))).toEqual(['/context', '/session_id']);
+    expect(errorPaths(await t.alice.post('/api/v1/tasks', { context: 'x', session_id: 999_999, source: 'linear' }))).toEqual(['/session_id', '/source_id']);
+    const bulk = await t.alice.post('/api/v1/tasks/bulk', { session_id: 999_999, tasks: [{ context: '', source: 'x', source_id: 1 }, { context: 'y', source: 'x' }] });
+    expect(errorPaths(bulk).sort()).toEqual(['/session_id', '/tasks/0/context', '/tasks/1/source_id']);
+    expect((await t.alice.get('/api/v1/tasks')).body.data).toEqual(before);
   });
 
   it('ignores read-only fields, so a record read back can be sent again', async () => {

@@ -4,7 +4,8 @@ import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
 import { withinPageBudget } from '../../toolkit/api.js';
-import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
+import { type FieldError, conflict, notFound, validationFailed } from '../../toolkit/errors.js';
+import { isFlagged } from '../../toolkit/validation.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { createChangesRepository, taskChange } from '../changes/changes.repository.js';
@@ -13,10 +14,20 @@ import { sourceIdKey, toTask } from './tasks.model.js';
 import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
 import { type BulkBody, type CreateTaskBody, DEFAULT_TASK_PAGE, type ListTasksQuery, type SourceId, type Task, type UpdateTaskBody } from './tasks.schema.js';
 
+const NOT_VISIBLE: FieldError = { path: '/session_id', message: 'no session with this id is visible to you' };
+
 async function requireVisibleSession(db: Db, user: AuthenticatedUser, sessionId: number): Promise<void> {
-  if (!(await isSessionVisible(db, user, sessionId))) {
-    throw validationFailed([{ path: '/session_id', message: 'no session with this id is visible to you' }]);
-  }
+  if (!(await isSessionVisible(db, user, sessionId))) throw validationFailed([NOT_VISIBLE]);
+}
+
+/**
+ * A request that already breaks a rule: its session is checked too (when the schema let
+ * `session_id` through), so that one 422 lists every broken rule. Nothing is written.
+ */
+async function failWith(db: Db, user: AuthenticatedUser, body: unknown, errors: readonly FieldError[]): Promise<never> {
+  const sessionId = typeof body === 'object' && body !== null ? (body as { session_id?: unknown }).session_id : undefined;
+  const checkable = !isFlagged(errors, 'session_id') && typeof sessionId === 'number' && Number.isSafeInteger(sessionId) && sessionId > 0;
+  throw validationFailed(checkable && !(await isSessionVisible(db, user, sessionId)) ? [...errors, NOT_VISIBLE] : [...errors]);
 }
 
 /** A task record's size as JSON: its variable strings escaped, plus its fixed fields. */
@@ -92,14 +103,16 @@ export function createTasksService(storage: Storage) {
       return toTask(row, user.handle);
     },
 
-    async create(user: AuthenticatedUser, body: CreateTaskBody): Promise<Task> {
-      const source = body.source ?? null;
-      const sourceId = body.source_id ?? null;
-      if ((source === null) !== (sourceId === null)) {
-        throw validationFailed([
-          { path: source === null ? '/source' : '/source_id', message: 'source and source_id are both set or both null' },
-        ]);
+    /** `schemaErrors`: what the request schema rejected (attachValidation); the other rules are still checked so one 422 lists all. */
+    async create(user: AuthenticatedUser, body: CreateTaskBody, schemaErrors: readonly FieldError[] = []): Promise<Task> {
+      const errors = [...schemaErrors];
+      const origin = typeof body === 'object' && body !== null ? body : ({} as Partial<CreateTaskBody>);
+      const source = origin.source ?? null;
+      const sourceId = origin.source_id ?? null;
+      if (!isFlagged(errors, 'source') && !isFlagged(errors, 'source_id') && (source === null) !== (sourceId === null)) {
+        errors.push({ path: source === null ? '/source' : '/source_id', message: 'source and source_id are both set or both null' });
       }
+      if (errors.length > 0) return failWith(storage.db, user, body, errors);
       try {
         // The session is checked in the transaction that inserts, so it cannot vanish in between.
         const row = await storage.transaction(async (trx) => {
@@ -155,7 +168,8 @@ export function createTasksService(storage: Storage) {
      * rows go to the database sorted by key so that overlapping concurrent imports
      * take row locks in one order.
      */
-    async bulkImport(user: AuthenticatedUser, body: BulkBody) {
+    async bulkImport(user: AuthenticatedUser, body: BulkBody, schemaErrors: readonly FieldError[] = []) {
+      if (schemaErrors.length > 0) return failWith(storage.db, user, body, schemaErrors);
       const lastByKey = new Map<string, UpsertRow>();
       for (const item of body.tasks) {
         lastByKey.set(keyOf(item.source, item.source_id), { context: item.context.trim(), source: item.source, sourceId: item.source_id });
