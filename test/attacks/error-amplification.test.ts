@@ -31,7 +31,15 @@ describe('error amplification against a real server', () => {
   });
 
   it('answers 8 parallel 1 MB bulks of 340,000 empty items with one small error each, and keeps answering health checks', async () => {
-    const body = `{"session_id":1,"tasks":[${Array(340_000).fill('{}').join(',')}]}`;
+    // A session alice sees: the one error is the list's length (a hidden session would be a second).
+    const created = await fetch(`${server.url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: 1, name: 'imports', type: 'standard', duration: 30, schedule: '2027-01-04', time: '9:00 AM' }),
+    });
+    expect(created.status).toBe(201);
+    const sessionId = ((await created.json()) as { data: { id: number } }).data.id;
+    const body = `{"session_id":${sessionId},"tasks":[${Array(340_000).fill('{}').join(',')}]}`;
     expect(body.length).toBeGreaterThan(1_000_000);
     expect(body.length).toBeLessThan(1024 * 1024);
     let healthChecks = 0;
