@@ -70,6 +70,12 @@ const INDEXED_COLUMNS = [
   'fallback_option',
 ] as const;
 
+/** The columns a session's dates (its participation keys) follow: not its time, zone or visibility. */
+const DAY_COLUMNS = [
+  'schedule', 'is_recurring', 'recurring_start', 'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option',
+  'recurring_month_week_pos', 'recurring_month_week_day', 'fallback_option',
+] as const satisfies readonly (typeof INDEXED_COLUMNS)[number][];
+
 /** `schemaErrors`: what the request schema rejected; the remaining fields are still checked so one 422 lists all. */
 async function createSession(
   ctx: SessionsContext,
@@ -128,14 +134,15 @@ async function updateSession(
     if (collaboratorsChanged || merged.org_id !== current.org_id) {
       await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
     }
-    if (INDEXED_COLUMNS.some((c) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]))) {
+    const changed = (c: (typeof INDEXED_COLUMNS)[number]) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]);
+    if (DAY_COLUMNS.some(changed)) {
       // Switched off, a series forgets its removed occurrences; joins of days it no longer has go too.
       const switchedOff = current.is_recurring === 1 && merged.is_recurring === 0;
       if (switchedOff && exceptions !== undefined) await ctx.sessions.clearExceptions(trx, id);
       const pattern = patternOf(merged, switchedOff ? undefined : exceptions);
       await ctx.participants.keepOnly(trx, { sessionId: id, exists: (date) => (pattern === null ? date === ONE_OFF : date !== ONE_OFF && isOccurrence(pattern, date)) });
-      await reindexSession(ctx, trx, id);
     }
+    if (INDEXED_COLUMNS.some(changed)) await reindexSession(ctx, trx, id);
   });
   return getSession(ctx, user, id);
 }
