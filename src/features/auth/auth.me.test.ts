@@ -32,6 +32,8 @@ describeEachDialect('GET and PUT /me: the home time zone', (dialect) => {
     // A link keeps the name the user chose.
     expect((await user.put(ME, { timezone: 'US/Eastern' })).body).toMatchObject({ data: { timezone: 'US/Eastern' } });
     expect((await user.get(ME)).body).toMatchObject({ data: { timezone: 'US/Eastern' } });
+    expect((await user.put(ME, { timezone: 'asia/kolkata' })).body).toMatchObject({ data: { timezone: 'Asia/Kolkata' } });
+    expect((await user.put(ME, { timezone: 'US/Eastern' })).body).toMatchObject({ data: { timezone: 'US/Eastern' } });
     // Only the caller's own zone changed.
     expect(await zoneOf('alice')).toBe('UTC');
   });

@@ -27,6 +27,7 @@
  */
 import { IANAZone } from 'luxon';
 import { MAX_DAY_NUMBER, MIN_DAY_NUMBER, daysFromCivil, fromDayNumber, requireDate } from './recurrence.dates.js';
+import { ZONE_NAMES_ICU_RENAMES } from './recurrence.zone-names.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -67,16 +68,21 @@ export function isValidTimeZone(tz: string): boolean {
 /** What a 422 says of a `timezone` that {@link canonicalTimeZone} does not know: the one wording. */
 export const NOT_A_TIME_ZONE = 'is not an IANA time zone (such as "Europe/Berlin" or "UTC")';
 
+const RENAMED_BY_CASE = new Map(ZONE_NAMES_ICU_RENAMES.map((name) => [name.toLowerCase(), name]));
+
 /**
  * The spelling to store for a zone name, or undefined when it is not one. Names match
  * case-insensitively, so the runtime's own spelling is kept ("europe/berlin" →
- * "Europe/Berlin"); links keep their own name ("US/Eastern" stays, not "America/New_York"):
- * the name a user chose is the one they see again.
+ * "Europe/Berlin"), as do names the runtime resolves to another ("asia/kolkata" →
+ * "Asia/Kolkata", not "Asia/Calcutta"); links keep their own name ("US/Eastern" stays, not
+ * "America/New_York"): the name a user chose is the one they see again.
  */
 export function canonicalTimeZone(tz: string): string | undefined {
   if (!isValidTimeZone(tz)) return undefined;
   const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
-  return resolved.toLowerCase() === tz.toLowerCase() ? resolved : tz;
+  if (resolved.toLowerCase() === tz.toLowerCase()) return resolved;
+  // A name the runtime resolves to another one ("asia/kolkata" → Asia/Calcutta): its IANA spelling.
+  return RENAMED_BY_CASE.get(tz.toLowerCase()) ?? tz;
 }
 
 function requireZone(tz: string): IANAZone {

@@ -71,6 +71,12 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       const spelled = await createSession(t.alice, { timezone: 'europe/berlin' });
       expect(spelled.timezone).toBe('Europe/Berlin');
       expect((await createSession(t.alice, { timezone: 'US/Eastern' })).timezone).toBe('US/Eastern');
+      // Names the runtime reads as another zone (Asia/Kolkata as Asia/Calcutta, links) get their IANA spelling too.
+      for (const [sent, stored] of [['asia/kolkata', 'Asia/Kolkata'], ['EUROPE/KYIV', 'Europe/Kyiv'], ['us/eastern', 'US/Eastern'], ['etc/utc', 'Etc/UTC'], ['asia/calcutta', 'Asia/Calcutta']]) {
+        const zoned = await createSession(t.alice, { timezone: sent, is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-03-12' });
+        expect(zoned.timezone, sent).toBe(stored);
+        expect(zoned.rrule, sent).toContain(`TZID=${stored}:`);
+      }
       const noon = await createSession(t.alice, { time: '12:30 PM' });
       expect(noon.starts_at).toBe('2026-03-10T12:30:00.000Z');
     });
