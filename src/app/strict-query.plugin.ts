@@ -8,10 +8,11 @@ import { problemResponses } from '../toolkit/problem.schema.js';
 const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /*
- * Query strings are well-formed and expected. A route that declares no query string takes none: an unknown parameter is 422, as an
- * unknown body field is, never silently ignored. Without this, `PUT /sessions/1?scope=occurrence`
- * answered 200 and changed the whole series. Applies to the routes registered after it in
- * the same context (the API's), which also document the 422.
+ * Query strings are well-formed and expected. A route that declares no query string takes
+ * none: an unknown parameter is 422, as an unknown body field is, never silently ignored.
+ * Without this, `PUT /sessions/1?scope=occurrence` answered 200 and changed the whole
+ * series. Applies to the routes registered after it in the same context (the API's), which
+ * also document the 422.
  */
 export function installStrictQuery(app: FastifyInstance): void {
   // A query string that is not validly percent-encoded is 400, as such a path is (the

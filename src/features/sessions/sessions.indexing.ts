@@ -5,7 +5,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.index.js';
 import { columnsOf, modelFromRow } from './sessions.model.js';
 import { parseOccurrenceKey } from './sessions.participants.js';
-import { type IndexedSession, indexFloor, indexHorizon, occurrenceRows, seriesPattern } from './sessions.occurrences.js';
+import { type IndexedSession, indexFloor, indexHorizon, occurrenceRows, seriesPattern, utcToday } from './sessions.occurrences.js';
 
 const FIRST_DAY = '0001-01-01';
 /** The indexer extends a series this many days before its horizon runs out. */
@@ -13,7 +13,6 @@ const EXTEND_AHEAD_DAYS = 30;
 /** Occurrence rows the indexer holds before writing them. */
 const WRITE_ROWS = 20_000;
 
-const utcToday = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
  * What the index holds through, given the horizon it was built to: everything there will

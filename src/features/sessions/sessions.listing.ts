@@ -8,7 +8,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { type DatedKey, datedBefore } from './sessions.index.js';
 import { MAX_NAMED_SESSIONS, type SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
-import { INDEX_PAST_DAYS, occurrenceView, seriesPattern } from './sessions.occurrences.js';
+import { floorOn, occurrenceView, seriesPattern, utcToday } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { UnindexedSession } from './sessions.repository.js';
@@ -61,9 +61,9 @@ async function unindexedKeys(
   after: After | undefined,
   take: number,
 ): Promise<DatedKey[]> {
-  // Only a range older than INDEX_PAST_DAYS (and a margin for other instances' clocks) can
-  // start before a series' indexed_from: the second statement runs for those alone.
-  const old = range.from < addDays(new Date().toISOString().slice(0, 10), 2 - INDEX_PAST_DAYS);
+  // Only a range that starts before today's floor (with two days' margin for other
+  // instances' clocks) can start before a series' indexed_from: the second statement runs for those alone.
+  const old = range.from < addDays(floorOn(utcToday()), 2);
   const [ahead, before] = await Promise.all([
     ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'ahead' }),
     old ? ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'before' }) : [],

@@ -80,9 +80,15 @@ export function indexHorizon(row: RecurrenceRow, today: string): string {
 export function indexFloor(row: RecurrenceRow, today: string): string | null {
   const pattern = seriesPattern(row);
   if (pattern === null) return null;
-  const floor = addDays(today, -INDEX_PAST_DAYS);
+  const floor = floorOn(today);
   return compareDates(pattern.start, floor) < 0 ? floor : null;
 }
+
+/** The floor of a series the index is written for on `today` (UTC): INDEX_PAST_DAYS before it. */
+export const floorOn = (today: string) => addDays(today, -INDEX_PAST_DAYS);
+
+/** Today's date in UTC: the day the index is written for. */
+export const utcToday = (now: Date = new Date()) => now.toISOString().slice(0, 10);
 
 /** The session's days in [from, to], removed occurrences left out; a one-off session's is its schedule. */
 export function daysIn(row: RecurrenceRow, exceptions: ReadonlySet<string> | undefined, from: string, to: string): string[] {

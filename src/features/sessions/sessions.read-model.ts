@@ -7,7 +7,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
-import { ONE_OFF, nextOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { ONE_OFF, nextOccurrence, seriesPattern, utcToday } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
@@ -52,7 +52,7 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
   const [collaborators, next] = await Promise.all([
     ctx.sessions.collaboratorHandles(db, ids),
-    ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(now.toISOString().slice(0, 10), -1) }),
+    ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) }),
   ]);
   // A whole series counts its next occurrence: the index's first date from the series' today.
   const indexedNext = new Map<number, string | undefined>();
