@@ -157,7 +157,7 @@ export interface paths {
         };
         /**
          * Get a session with your participation
-         * @description Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. With `date` (an occurrence of a series): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.
+         * @description Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. With `date` (an occurrence of a series, or a one-off session’s own day): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.
          */
         get: operations["getSession"];
         /**

@@ -131,6 +131,17 @@ describeEachDialect('recurring sessions over HTTP', (dialect) => {
     expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}/occurrences?from=2026-03-11&to=2026-03-31`)).body.data).toEqual([]);
   });
 
+  it('reads a one-off session on its own day as a dated listing shows it, with its occurrence_date', async () => {
+    const oneOff = await createSession(t.alice, { name: 'one-off-dated', schedule: '2026-03-12' });
+    const listed = (await t.alice.get('/api/v1/sessions?keyword=one-off-dated&date=2026-03-12')).body.data;
+    const read = await t.alice.get(`/api/v1/sessions/${oneOff.id}?date=2026-03-12`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ occurrence_date: '2026-03-12', starts_at: '2026-03-12T09:00:00.000Z', ends_at: '2026-03-12T10:00:00.000Z' });
+    expect(listed).toEqual([{ ...read.body.data, participation: listed[0].participation }]);
+    expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}`)).body.data).not.toHaveProperty('occurrence_date');
+    expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}?date=2026-03-13`)).status).toBe(404);
+  });
+
   it('deletes one occurrence: it disappears; a date that is no occurrence is 404', async () => {
     const s = await createSession(t.alice, { name: 'del-occ', is_public: true, schedule: '2026-06-01', recurring_ends: '2026-06-05', is_recurring: 1, occurrence: 'daily' });
     expect((await t.bob.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-06-03`)).status).toBe(403);

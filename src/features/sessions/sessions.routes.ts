@@ -73,7 +73,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         summary: 'Get a session with your participation',
         description:
           'Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. ' +
-          'With `date` (an occurrence of a series): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
+          'With `date` (an occurrence of a series, or a one-off session’s own day): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
         params: IdParams,
         querystring: GetSessionQuery,
         response: { 200: jsonResponse('The session, with your participation.', SessionEnvelope), ...problemResponses(404, 422, ...common) },

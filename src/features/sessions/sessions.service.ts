@@ -36,7 +36,8 @@ async function recordOf(ctx: SessionsContext, db: Db, user: AuthenticatedUser, i
 
 /**
  * The session with the user's participation. With `date` (a series' occurrence) the
- * record is that occurrence: its instants, status and participants. Without it, the
+ * record is that occurrence: its instants, status and participants (a one-off session on
+ * its own day: itself, with that occurrence_date). Without it, the
  * record is the session as stored, with participation in its next occurrence.
  */
 async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: number, date?: string): Promise<Session> {
@@ -46,7 +47,12 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
   let item: ItemKey = { id };
   if (date !== undefined) {
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
-    item = await occurrenceItem(ctx, db, row, resolveOccurrence(row, exceptions, date));
+    const resolved = resolveOccurrence(row, exceptions, date);
+    // A one-off session asked for on its day reads as a dated listing shows it: with its occurrence_date.
+    item =
+      resolved === ONE_OFF
+        ? { id, occurrence: { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at, completed: row.status === 'completed' } }
+        : await occurrenceItem(ctx, db, row, resolved);
   }
   return recordOf(ctx, db, user, item);
 }
