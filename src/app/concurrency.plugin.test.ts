@@ -17,11 +17,19 @@ async function gatedServer(max: number, beforeGate?: (name: string) => Promise<v
       await new Promise<void>((resolve) => release.set(request.params.name, resolve));
       return { done: request.params.name };
     });
+    api.get('/big', () => 'x'.repeat(32 * 1024 * 1024));
     done();
   });
   app.get('/healthz', () => ({ ok: true }));
   const settle = () => new Promise((r) => setTimeout(r, 50));
   return { app, started, finish: (name: string) => release.get(name)?.(), settle };
+}
+
+/** A raw connection to the listening app, so a test can pipeline requests, stop reading or hang up. */
+async function rawSocket(address: string) {
+  const socket = connect(Number(new URL(address).port), '127.0.0.1');
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  return socket;
 }
 
 describe('concurrency gate', () => {
@@ -62,12 +70,10 @@ describe('concurrency gate', () => {
     const s = await gatedServer(1);
     app = s.app;
     const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = new URL(address);
     const holder = fetch(`${address}/work/a`);
     await s.settle();
     // A client that sends its request, then hangs up while it waits for the slot.
-    const socket = connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const socket = await rawSocket(address);
     socket.write('GET /work/gone HTTP/1.1\r\nHost: x\r\n\r\n');
     await s.settle();
     socket.destroy();
@@ -88,8 +94,7 @@ describe('concurrency gate', () => {
     const s = await gatedServer(1, (name) => (name === 'early' ? held : Promise.resolve()));
     app = s.app;
     const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
-    const socket = connect(Number(new URL(address).port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const socket = await rawSocket(address);
     socket.write('GET /work/early HTTP/1.1\r\nHost: x\r\n\r\n');
     await s.settle();
     // The client hangs up while its request is still on its way to the gate.
@@ -102,5 +107,47 @@ describe('concurrency gate', () => {
     expect(s.started).toEqual(['b']);
     s.finish('b');
     expect((await after).status).toBe(200);
+  });
+
+  it('gives back the slots of pipelined requests whose connection closed while their responses were queued', async () => {
+    const s = await gatedServer(1);
+    app = s.app;
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = await rawSocket(address);
+    // Node attaches a pipelined response to the socket only after the one before it; until
+    // then it emits neither 'finish' nor 'close', also when the connection goes away.
+    socket.write('GET /work/p1 HTTP/1.1\r\nHost: x\r\n\r\nGET /work/p2 HTTP/1.1\r\nHost: x\r\n\r\nGET /work/p3 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await s.settle();
+    expect(s.started).toEqual(['p1']);
+    s.finish('p1');
+    await s.settle();
+    expect(s.started).toEqual(['p1', 'p2']);
+    socket.destroy();
+    await s.settle();
+    s.finish('p2');
+    await s.settle();
+    // p3's client is gone: it never starts, and neither p2 nor p3 keeps the slot.
+    const after = fetch(`${address}/work/c`);
+    await s.settle();
+    expect(s.started).toEqual(['p1', 'p2', 'c']);
+    s.finish('c');
+    expect((await after).status).toBe(200);
+  });
+
+  it('frees the slot once the response is made, not when a slow reader has taken it all', async () => {
+    const s = await gatedServer(1);
+    app = s.app;
+    const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
+    const socket = await rawSocket(address);
+    // A client that asks for a large body and reads none of it.
+    socket.pause();
+    socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 300));
+    const after = fetch(`${address}/work/c`);
+    await s.settle();
+    expect(s.started).toEqual(['c']);
+    s.finish('c');
+    expect((await after).status).toBe(200);
+    socket.destroy();
   });
 });

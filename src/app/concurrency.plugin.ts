@@ -7,34 +7,45 @@ import fp from 'fastify-plugin';
  * (SQLite), every request in flight adds its next step to each turn of the loop, so many
  * at once delay everything else, health checks included (docs/performance.md measures it).
  * A few at a time keep the CPU just as busy. A request whose client goes away while it
- * waits, or before it got here, never starts. The slot is taken once the body has arrived:
- * a client trickling its body in holds none (contract section 6, slow clients).
+ * waits, or before it got here, never starts. The slot is taken once the body has arrived
+ * and given back once the response is made: a client trickling its body in, or reading
+ * the answer slowly, holds none (contract section 6, slow clients).
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
   let running = 0;
-  const waiting: { start: () => void; gone: boolean }[] = [];
+  const waiting: { start: () => void; gone: boolean; socket: { destroyed: boolean } }[] = [];
   const next = () => {
     for (let turn = waiting.shift(); turn !== undefined; turn = waiting.shift()) {
-      if (!turn.gone) return turn.start();
+      // Closing a connection ends its pipelined requests one after another: skip those whose turn comes in between.
+      if (!turn.gone && !turn.socket.destroyed) return turn.start();
     }
     running--;
   };
-  app.addHook('preValidation', (_request, reply, done) => {
+  /** Per response in flight: gives its slot back (once). */
+  const release = new WeakMap<object, () => void>();
+  app.addHook('preValidation', (request, reply, done) => {
     // A client gone before its request got here (its body read, its token looked up): the
     // response will emit neither 'finish' nor 'close' again, so a slot it took would never
     // come back, and 16 such requests wedged the API. Like one gone while waiting, it never starts.
-    if (reply.raw.destroyed) return;
-    const turn = { start: () => done(), gone: false };
+    const { socket } = request.raw;
+    if (reply.raw.destroyed || socket.destroyed) return;
+    const turn = { start: () => done(), gone: false, socket };
     let holding = false;
     const finished = () => {
+      release.delete(reply.raw);
+      reply.raw.off('finish', finished).off('close', finished);
+      socket.off('close', finished);
       if (holding) {
         holding = false;
         next();
       } else turn.gone = true;
     };
-    // 'finish' when the response is sent; 'close' also when the connection ends first.
-    reply.raw.once('finish', finished);
-    reply.raw.once('close', finished);
+    // 'finish' when the response is sent; 'close' also when the connection ends first. A
+    // pipelined response waiting behind an earlier one on its connection is not attached to
+    // the socket yet and emits neither when the connection closes: the socket tells.
+    reply.raw.once('finish', finished).once('close', finished);
+    socket.once('close', finished);
+    release.set(reply.raw, finished);
     turn.start = () => {
       holding = true;
       done();
@@ -43,6 +54,11 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
       running++;
       turn.start();
     } else waiting.push(turn);
+  });
+  // The work is done once the response is made: a client reading it slowly must not keep the slot.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    release.get(reply.raw)?.();
+    done(null, payload);
   });
 }
 

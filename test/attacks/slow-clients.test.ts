@@ -137,6 +137,43 @@ describe('slow clients against a real server', () => {
       expect(res.status).toBe(200);
     }
   }, 60_000);
+
+  // Found by an operator's audit: a response pipelined behind another is not attached to its
+  // socket, so when the client closed, its slot never came back; 20 such requests wedged the
+  // API for good (the probes kept answering). Calendar feeds, with a gate of 4, needed no token.
+  it('keeps answering after clients pipeline requests and hang up, on the API and on feeds', async () => {
+    const auth = `Authorization: Bearer ${tokens.alice}\r\n`;
+    for (const [path, headers] of [['/api/v1/me', auth], [`/ical/${'A'.repeat(43)}.ics`, '']] as const) {
+      for (let round = 0; round < 4; round++) {
+        const conn = await rawConnect(server.url);
+        conn.write(`GET ${path} HTTP/1.1\r\nHost: focus\r\n${headers}\r\n`.repeat(20));
+        await sleep(20);
+        conn.destroy();
+      }
+    }
+    await sleep(300);
+    const me = await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.bob}` }, signal: AbortSignal.timeout(5_000) });
+    expect(me.status).toBe(200);
+    const feed = await fetch(`${server.url}/ical/${'B'.repeat(43)}.ics`, { signal: AbortSignal.timeout(5_000) });
+    expect(feed.status).toBe(404);
+  }, 30_000);
+
+  it('answers others while 20 clients leave large answers unread', async () => {
+    const readers = [];
+    for (let i = 0; i < 20; i++) {
+      const conn = await rawConnect(server.url);
+      conn.socket.pause();
+      conn.write(`GET /api/v1/openapi.json HTTP/1.1\r\nHost: focus\r\n\r\n`.repeat(40));
+      readers.push(conn);
+    }
+    try {
+      await sleep(500);
+      const me = await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.bob}` }, signal: AbortSignal.timeout(5_000) });
+      expect(me.status).toBe(200);
+    } finally {
+      readers.forEach((r) => r.destroy());
+    }
+  }, 30_000);
 });
 
 describe('shutdown with a client that never finishes', () => {
