@@ -168,7 +168,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a session, one occurrence, or the rest of a series (creator only)
-         * @description `scope=series` (default) removes the session; tasks committed to it are kept with `session_id` null. For a series, `scope=occurrence` removes the occurrence on `date` and `scope=following` ends the series before `date`.
+         * @description `scope=series` (default) removes the session; tasks committed to it are kept with `session_id` null. For a series, `scope=occurrence` removes the occurrence on `date` and `scope=following` ends the series before `date`; either removes the whole session when no occurrence would be left.
          */
         delete: operations["deleteSession"];
         options?: never;

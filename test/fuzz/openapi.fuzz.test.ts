@@ -3,6 +3,8 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/features/recurrence/recurrence.dates.js';
+import { type RecurrencePattern, occurrencesBetween } from '../../src/features/recurrence/recurrence.engine.js';
+import { SESSION_DEFAULTS } from '../../src/features/sessions/sessions.schema.js';
 import { type Client, describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
 import { propertySeed } from '../helpers/seed.js';
@@ -58,6 +60,24 @@ const TOLERATED: Record<string, number[]> = {
   'POST /api/v1/webhooks': [409],
 };
 
+/**
+ * Whether a session write leaves a series with no occurrence between its start and
+ * `recurring_ends`: schema-valid, yet refused at `/recurring_ends` (contract section 6).
+ * A PUT merges into its fixture, a one-off session on SCHEDULE.
+ */
+function emptySeries(key: string, body: Record<string, unknown> | undefined): boolean {
+  if (body === undefined || (key !== 'POST /api/v1/sessions' && key !== 'PUT /api/v1/sessions/{id}')) return false;
+  const s = { ...SESSION_DEFAULTS, schedule: SCHEDULE, ...body } as Record<string, unknown>;
+  if (s.is_recurring !== 1 || s.occurrence === null || s.recurring_ends === null) return false;
+  const start = (s.recurring_start ?? s.schedule) as string;
+  const ends = s.recurring_ends as string;
+  const pattern = {
+    start, ends, occurrence: s.occurrence, recurringDays: s.recurring_days, monthOption: s.recurring_month_option,
+    weekPos: s.recurring_month_week_pos, weekDay: s.recurring_month_week_day, fallback: s.fallback_option,
+  } as RecurrencePattern;
+  return occurrencesBetween(pattern, start, ends, 1).length === 0;
+}
+
 type Mutation =
   | { kind: 'wrong-type' | 'missing' | 'out-of-range' | 'odd-string' | 'huge-string'; pick: number; odd: string }
   | { kind: 'extra-field' | 'not-object' | 'malformed-json' | 'not-json' | 'unknown-query' | 'bad-query' | 'bad-id'; pick: number; odd: string };
@@ -76,9 +96,9 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
   /** Bob's calendar feed, `<secret>.ics`, made when the fuzzer first needs it. */
   let bobFeed: string | undefined;
   let aliceTask: string;
-  const counts = new Map<string, { ok: number; tolerated: number; rejected: number; skipped: number }>();
-  const count = (key: string, field: 'ok' | 'tolerated' | 'rejected' | 'skipped') => {
-    const c = counts.get(key) ?? { ok: 0, tolerated: 0, rejected: 0, skipped: 0 };
+  const counts = new Map<string, { ok: number; tolerated: number; empty: number; rejected: number; skipped: number }>();
+  const count = (key: string, field: 'ok' | 'tolerated' | 'empty' | 'rejected' | 'skipped') => {
+    const c = counts.get(key) ?? { ok: 0, tolerated: 0, empty: 0, rejected: 0, skipped: 0 };
     c[field]++;
     counts.set(key, c);
   };
@@ -121,8 +141,10 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
   });
 
   afterAll(() => {
-    const lines = [...counts].map(([k, c]) => `  ${k.padEnd(42)} valid 2xx ${c.ok}, tolerated ${c.tolerated}; invalid rejected ${c.rejected}, skipped ${c.skipped}`);
-    const total = [...counts.values()].reduce((s, c) => s + c.ok + c.tolerated + c.rejected, 0);
+    const lines = [...counts].map(
+      ([k, c]) => `  ${k.padEnd(42)} valid 2xx ${c.ok}, tolerated ${c.tolerated}${c.empty > 0 ? `, empty series 422 ${c.empty}` : ''}; invalid rejected ${c.rejected}, skipped ${c.skipped}`,
+    );
+    const total = [...counts.values()].reduce((s, c) => s + c.ok + c.tolerated + c.empty + c.rejected, 0);
     process.stdout.write(`[fuzz ${dialect}] seed=${SEED} runs/operation=${RUNS} requests=${total}\n${lines.join('\n')}\n`);
   });
 
@@ -235,7 +257,11 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
           const documented = Object.keys(op.responses).map(Number);
           const context = `${op.key} ${JSON.stringify(request).slice(0, 400)} → ${res.status} ${res.text.slice(0, 400)}`;
           expect(documented, context).toContain(res.status);
-          if (res.status >= 200 && res.status < 300) {
+          if (emptySeries(op.key, request.body as Record<string, unknown> | undefined)) {
+            expect(res.status, context).toBe(422);
+            expect((res.body as { errors: { path: string }[] }).errors.map((e) => e.path), context).toEqual(['/recurring_ends']);
+            count(op.key, 'empty');
+          } else if (res.status >= 200 && res.status < 300) {
             const check = validator(op, res.status);
             if (check !== undefined) expect(check(res.body), `${context}\n${JSON.stringify(check.errors)}`).toBe(true);
             else if (op.responses[String(res.status)]?.content?.['text/calendar'] !== undefined) expect(res.text, context).toMatch(/^BEGIN:VCALENDAR\r\n/);

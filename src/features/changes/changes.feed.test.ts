@@ -136,9 +136,11 @@ describeEachDialect('GET /changes', (dialect) => {
   it('tells each owner about their tasks detached from a deleted session, with a new updated_at and ETag', async () => {
     const s = (await t.alice.post('/api/v1/sessions', session('going away', true))).body.data;
     const series = (await t.alice.post('/api/v1/sessions', { ...session('series', true), is_recurring: 1, occurrence: 'daily' })).body.data;
+    const single = (await t.alice.post('/api/v1/sessions', { ...session('single', true), is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-05-01' })).body.data;
     const bobsTask = (await t.bob.post('/api/v1/tasks', { context: 'bob in it', session_id: s.id })).body.data;
     const alicesTask = (await t.alice.post('/api/v1/tasks', { context: 'alice in it', session_id: s.id })).body.data;
     const inSeries = (await t.bob.post('/api/v1/tasks', { context: 'in the series', session_id: series.id })).body.data;
+    const inSingle = (await t.bob.post('/api/v1/tasks', { context: 'in the single', session_id: single.id })).body.data;
     const before = await t.bob.get<{ data: { updated_at: string } }>(`/api/v1/tasks/${bobsTask.id}`);
     const startBob = (await drain(t.bob, (await fullSync(t.bob, 500)).cursor)).cursor;
     const startAlice = (await drain(t.alice, (await fullSync(t.alice, 500)).cursor)).cursor;
@@ -147,12 +149,16 @@ describeEachDialect('GET /changes', (dialect) => {
     expect((await t.alice.delete(`/api/v1/sessions/${s.id}`)).status).toBe(204);
     // Ending a series before its first occurrence deletes it too.
     expect((await t.alice.delete(`/api/v1/sessions/${series.id}?scope=following&date=2026-05-01`)).status).toBe(204);
+    // And so does removing its last remaining occurrence.
+    expect((await t.alice.delete(`/api/v1/sessions/${single.id}?scope=occurrence&date=2026-05-01`)).status).toBe(204);
 
     const bobs = await drain(t.bob, startBob);
-    expect(bobs.entries.map(key)).toEqual([`session:${s.id}:deleted`, `task:${bobsTask.id}`, `session:${series.id}:deleted`, `task:${inSeries.id}`]);
-    expect(bobs.entries.filter((e) => e.type === 'task').map((e) => e.record?.session_id)).toEqual([null, null]);
+    expect(bobs.entries.map(key)).toEqual([
+      `session:${s.id}:deleted`, `task:${bobsTask.id}`, `session:${series.id}:deleted`, `task:${inSeries.id}`, `session:${single.id}:deleted`, `task:${inSingle.id}`,
+    ]);
+    expect(bobs.entries.filter((e) => e.type === 'task').map((e) => e.record?.session_id)).toEqual([null, null, null]);
     const alices = await drain(t.alice, startAlice);
-    expect(alices.entries.map(key)).toEqual([`session:${s.id}:deleted`, `task:${alicesTask.id}`, `session:${series.id}:deleted`]);
+    expect(alices.entries.map(key)).toEqual([`session:${s.id}:deleted`, `task:${alicesTask.id}`, `session:${series.id}:deleted`, `session:${single.id}:deleted`]);
 
     const after = await t.bob.get<{ data: { session_id: unknown; updated_at: string } }>(`/api/v1/tasks/${bobsTask.id}`);
     expect(after.body.data.session_id).toBeNull();

@@ -178,7 +178,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
         { schedule: '0001-01-01', time: '12:00 AM', timezone: 'Pacific/Kiritimati' },
         { website_blocker: { mode: 'custom', category: [], urls: Array.from({ length: 500 }, (_, i) => `h${i}.example.com`) } },
         { snooze_apps: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`app${i}`, i % 2 === 0])) },
-        { is_recurring: 1, occurrence: 'weekly', recurring_days: [0, 6], recurring_ends: '2026-03-10' },
+        { is_recurring: 1, occurrence: 'weekly', recurring_days: [0, 2, 6], recurring_ends: '2026-03-10' },
         { recurring_month_week_pos: 4, recurring_month_week_day: 0, fallback_option: 1, timezone: 'America/Argentina/Buenos_Aires' },
       ]) {
         await createSession(t.alice, overrides);

@@ -81,8 +81,12 @@ export const RECURRENCE_COLUMNS = [
 ] as const satisfies readonly (keyof SessionRow)[];
 export type RecurrenceRow = Pick<SessionRow, (typeof RECURRENCE_COLUMNS)[number]>;
 
-type RecurrenceFields = Pick<SessionModel, 'schedule' | 'is_recurring' | 'recurring_start' | 'recurring_ends' | 'occurrence' |
-  'recurring_days' | 'recurring_month_option' | 'recurring_month_week_pos' | 'recurring_month_week_day' | 'fallback_option'>;
+/** The fields a session's days follow: its date, and for a series its pattern. */
+export const DAY_FIELDS = [
+  'schedule', 'is_recurring', 'recurring_start', 'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option',
+  'recurring_month_week_pos', 'recurring_month_week_day', 'fallback_option',
+] as const satisfies readonly (keyof SessionModel)[];
+export type RecurrenceFields = Pick<SessionModel, (typeof DAY_FIELDS)[number]>;
 
 export function recurrenceFromRow(row: RecurrenceRow): RecurrenceFields {
   return {
@@ -153,7 +157,8 @@ export function normalized(m: SessionModel): SessionModel {
  * The columns a model writes (everything but ids, creator and created_at); `exceptions`
  * are a series' removed occurrences, which its first occurrence and rrule leave out.
  * A series is listed at the instants of its first occurrence (never an instant at which
- * nothing happens); one that produces none at all keeps its schedule's.
+ * nothing happens). A write that leaves a series none is refused (checkSessionRules) and
+ * deleting its last one deletes it; rows stored before that rule keep their schedule's.
  */
 export function columnsOf(
   model: SessionModel,

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
-import { type SessionRecord, createSession, listAllSessions } from './sessions.test-helpers.js';
+import { type SessionRecord, createSession, listAllSessions, sessionBody } from './sessions.test-helpers.js';
 
 const utcToday = () => new Date().toISOString().slice(0, 10);
 const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -188,6 +188,68 @@ describeEachDialect('recurring sessions over HTTP', (dialect) => {
     // From the very first occurrence: nothing is left, so the series is gone.
     expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=following&date=2026-08-03`)).status).toBe(204);
     expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+  });
+
+  it('refuses a series without any occurrence at recurring_ends, storing nothing', async () => {
+    // 2026-03-10 is a Tuesday; the last Monday of March 2026 is the 30th.
+    for (const [name, fields] of [
+      ['empty-weekly', { schedule: '2026-03-10', recurring_start: '2026-03-10', recurring_ends: '2026-03-11', occurrence: 'weekly', recurring_days: [1] }],
+      ['empty-monthly', {
+        schedule: '2026-03-02', recurring_ends: '2026-03-20', occurrence: 'monthly', recurring_month_option: 'week_day', recurring_month_week_pos: -1, recurring_month_week_day: 1,
+      }],
+      ['empty-later-start', { schedule: '2026-03-09', recurring_start: '2026-03-10', recurring_ends: '2026-03-15', occurrence: 'weekly', recurring_days: [1] }],
+    ] as const) {
+      const res = await t.alice.post('/api/v1/sessions', sessionBody({ name, is_recurring: 1, ...fields }));
+      expect(errorPaths(res)).toEqual(['/recurring_ends']);
+      expect(res.body.errors[0].message).toMatch(/^the series has no occurrence between its start \(2026-03-\d\d\) and recurring_ends \(2026-03-\d\d\)$/);
+      expect((await t.alice.get(`/api/v1/sessions?keyword=${name}`)).body.data).toEqual([]);
+    }
+    // One occurrence is enough: a range that ends on the Monday; a monthly `exact` series always has its start.
+    expect((await createSession(t.alice, { is_recurring: 1, schedule: '2026-03-10', recurring_ends: '2026-03-16', occurrence: 'weekly', recurring_days: [1] })).starts_at).toBe(
+      '2026-03-16T09:00:00.000Z',
+    );
+    expect((await createSession(t.alice, { is_recurring: 1, schedule: '2026-02-01', recurring_ends: '2026-02-28', occurrence: 'monthly', recurring_month_option: 'exact' })).starts_at).toBe(
+      '2026-02-01T09:00:00.000Z',
+    );
+    // Listed with the other field errors in one 422.
+    const both = await t.alice.post('/api/v1/sessions', sessionBody({ duration: 0, is_recurring: 1, recurring_ends: '2026-03-11', occurrence: 'weekly', recurring_days: [1] }));
+    expect(errorPaths(both)).toEqual(['/duration', '/recurring_ends']);
+  });
+
+  it('refuses an update that leaves a series without any occurrence, changing nothing', async () => {
+    const weekly = await createSession(t.alice, { name: 'put-empty', schedule: '2026-03-10', is_recurring: 1, occurrence: 'weekly', recurring_days: [1] });
+    const stored = (await t.alice.get(`/api/v1/sessions/${weekly.id}`)).body.data;
+    expect(errorPaths(await t.alice.put(`/api/v1/sessions/${weekly.id}`, { recurring_ends: '2026-03-15' }))).toEqual(['/recurring_ends']);
+    expect(errorPaths(await t.alice.put(`/api/v1/sessions/${weekly.id}`, { recurring_ends: '2026-03-15', timezone: 'Mars/Base' }))).toEqual(['/recurring_ends', '/timezone']);
+    expect((await t.alice.get(`/api/v1/sessions/${weekly.id}`)).body.data).toEqual(stored);
+
+    // Removed occurrences count as gone: a range left with only those is empty too.
+    const daily = await createSession(t.alice, { name: 'put-removed', schedule: '2026-06-01', recurring_ends: '2026-06-05', is_recurring: 1, occurrence: 'daily' });
+    for (const date of ['2026-06-04', '2026-06-05']) expect((await t.alice.delete(`/api/v1/sessions/${daily.id}?scope=occurrence&date=${date}`)).status).toBe(204);
+    const before = (await t.alice.get(`/api/v1/sessions/${daily.id}`)).body.data;
+    const res = await t.alice.put(`/api/v1/sessions/${daily.id}`, { recurring_start: '2026-06-04' });
+    expect(errorPaths(res)).toEqual(['/recurring_ends']);
+    expect(res.body.errors[0].message).toBe('every occurrence of the series between its start (2026-06-04) and recurring_ends (2026-06-05) is a removed occurrence');
+    expect((await t.alice.get(`/api/v1/sessions/${daily.id}`)).body.data).toEqual(before);
+    expect((await t.alice.put(`/api/v1/sessions/${daily.id}`, { recurring_start: '2026-06-03' })).status).toBe(200);
+  });
+
+  it('deletes the whole series with its last remaining occurrence, keeping its tasks', async () => {
+    const s = await createSession(t.alice, { name: 'del-last', is_public: true, schedule: '2026-07-01', recurring_ends: '2026-07-03', is_recurring: 1, occurrence: 'daily' });
+    const task = await t.bob.post('/api/v1/tasks', { context: 'outlive it', session_id: s.id });
+    expect(task.status, task.text).toBe(201);
+    const dates = async () => (await t.alice.get(`/api/v1/sessions/${s.id}/occurrences?from=2026-07-01&to=2026-07-31`)).body.data.map((o: { occurrence_date: string }) => o.occurrence_date);
+    // Not the last one: the series stays, without it.
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-07-01`)).status).toBe(204);
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-07-03`)).status).toBe(204);
+    expect(await dates()).toEqual(['2026-07-02']);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data).toMatchObject({ starts_at: '2026-07-02T09:00:00.000Z', recurring_ends: '2026-07-03' });
+    expect((await t.bob.get(`/api/v1/tasks/${task.body.data.id}`)).body.data.session_id).toBe(s.id);
+    // The last one, in the middle of the range: nothing would be left, so the session goes.
+    expect((await t.alice.delete(`/api/v1/sessions/${s.id}?scope=occurrence&date=2026-07-02`)).status).toBe(204);
+    expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).status).toBe(404);
+    expect((await t.alice.get('/api/v1/sessions?keyword=del-last')).body.data).toEqual([]);
+    expect((await t.bob.get(`/api/v1/tasks/${task.body.data.id}`)).body.data).toMatchObject({ context: 'outlive it', session_id: null });
   });
 
   it('deletes a whole series by default, keeping its tasks', async () => {

@@ -114,7 +114,8 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
         summary: 'Delete a session, one occurrence, or the rest of a series (creator only)',
         description:
           '`scope=series` (default) removes the session; tasks committed to it are kept with `session_id` null. For a series, ' +
-          '`scope=occurrence` removes the occurrence on `date` and `scope=following` ends the series before `date`.',
+          '`scope=occurrence` removes the occurrence on `date` and `scope=following` ends the series before `date`; ' +
+          'either removes the whole session when no occurrence would be left.',
         params: IdParams,
         querystring: DeleteSessionQuery,
         response: { 204: { type: 'null', description: 'Deleted.' }, ...problemResponses(403, 404, 409, 422, ...common) },

@@ -4,9 +4,10 @@ import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit
 import { isFlagged } from '../../toolkit/validation.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
+import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import type { SessionModel } from './sessions.model.js';
+import { DAY_FIELDS, type RecurrenceFields, type SessionModel, patternOf } from './sessions.model.js';
 import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.schema.js';
 
 const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
@@ -20,9 +21,27 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 
 /**
+ * Why a series has no occurrence at all, or undefined when it has one (or is no series).
+ * In practice only a bounded range can be empty (dates end at 9998, removed occurrences
+ * are few), so the fault is `recurring_ends`. Finding the first occurrence is enough.
+ */
+function emptySeries(m: Partial<SessionModel>, exceptions: ReadonlySet<string> | undefined): string | undefined {
+  if (m.schedule === undefined) return undefined;
+  const fields = m as RecurrenceFields;
+  const pattern = patternOf(fields, exceptions);
+  if (pattern === null || nextOccurrenceOnOrAfter(pattern, pattern.start) !== null) return undefined;
+  const range = `between its start (${pattern.start}) and recurring_ends (${pattern.ends ?? 'none'})`;
+  const bare = patternOf(fields);
+  return exceptions !== undefined && bare !== null && nextOccurrenceOnOrAfter(bare, bare.start) !== null
+    ? `every occurrence of the series ${range} is a removed occurrence`
+    : `the series has no occurrence ${range}`;
+}
+
+/**
  * Checks `candidate` (a full session, or the parts of one that passed the schema) and
  * throws 422 with `schemaErrors` plus every broken rule, or 403 for an org the user is
- * not in. Returns the collaborators' user ids.
+ * not in. `exceptions`: a stored series' removed occurrences. Returns the collaborators'
+ * user ids.
  */
 export async function checkSessionRules(
   ctx: SessionsContext,
@@ -30,6 +49,7 @@ export async function checkSessionRules(
   user: AuthenticatedUser,
   candidate: Partial<SessionModel>,
   schemaErrors: readonly FieldError[] = [],
+  exceptions?: ReadonlySet<string>,
 ): Promise<number[]> {
   const flagged = (field: string) => isFlagged(schemaErrors, field);
   const orgId = flagged('org_id') ? undefined : candidate.org_id;
@@ -49,6 +69,8 @@ export async function checkSessionRules(
       errors.add('/recurring_ends', `must be on or after the recurrence start (${start})`);
     }
   }
+  const empty = isFlagged(errors.list, 'recurring_ends') || DAY_FIELDS.some(flagged) ? undefined : emptySeries(candidate, exceptions);
+  if (empty !== undefined) errors.add('/recurring_ends', empty);
   for (const [field, limit] of [['website_blocker', MAX_WEBSITE_BLOCKER_BYTES], ['snooze_apps', MAX_SNOOZE_APPS_BYTES]] as const) {
     const size = flagged(field) || candidate[field] == null ? 0 : jsonBytes(candidate[field]);
     if (size > limit) errors.add(`/${field}`, `takes ${size} bytes as JSON; at most ${limit}`);

@@ -4,13 +4,13 @@ import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { taskChange } from '../changes/changes.repository.js';
-import { isOccurrence, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
+import { isOccurrence, nextOccurrenceOnOrAfter, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
-import { type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
+import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
 import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
@@ -77,10 +77,7 @@ const INDEXED_COLUMNS = [
 ] as const;
 
 /** The columns a session's dates (its participation keys) follow: not its time, zone or visibility. */
-const DAY_COLUMNS = [
-  'schedule', 'is_recurring', 'recurring_start', 'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option',
-  'recurring_month_week_pos', 'recurring_month_week_day', 'fallback_option',
-] as const satisfies readonly (typeof INDEXED_COLUMNS)[number][];
+const DAY_COLUMNS = DAY_FIELDS satisfies readonly (typeof INDEXED_COLUMNS)[number][];
 
 /** `schemaErrors`: what the request schema rejected; the remaining fields are still checked so one 422 lists all. */
 async function createSession(
@@ -128,8 +125,8 @@ async function updateSession(
     const current = modelFromRow(row, (await ctx.sessions.collaboratorHandles(trx, [id])).get(id) ?? []);
     const merged: SessionModel = { ...current, ...changes };
     if (schemaErrors.length === 0) assertStatusForward(current.status, merged.status);
-    const collaboratorIds = await checkSessionRules(ctx, trx, user, merged, schemaErrors);
     const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+    const collaboratorIds = await checkSessionRules(ctx, trx, user, merged, schemaErrors, exceptions);
     const columns = columnsOf(merged, row.updated_at, exceptions);
     const before = columnsOf(current, row.updated_at, exceptions);
     const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
@@ -164,7 +161,8 @@ async function removeSession(ctx: SessionsContext, trx: Db, user: AuthenticatedU
 /**
  * scope=series (default) removes the session; tasks keep existing with session_id null.
  * For a series, scope=occurrence removes one occurrence and scope=following ends the
- * series before the date (both: default date = next occurrence).
+ * series before the date (both: default date = next occurrence); either removes the
+ * session when no occurrence would be left.
  */
 async function deleteSession(
   ctx: SessionsContext,
@@ -181,12 +179,19 @@ async function deleteSession(
       await removeSession(ctx, trx, user, row, new Date().toISOString());
       return;
     }
-    if (seriesPattern(row) === null) throw validationFailed([{ path: '/scope', message: 'the session is not recurring; use scope=series' }]);
+    const pattern = seriesPattern(row);
+    if (pattern === null) throw validationFailed([{ path: '/scope', message: 'the session is not recurring; use scope=series' }]);
     const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id) ?? new Set<string>();
     const date = resolveOccurrence(row, exceptions, query.date);
     const now = new Date().toISOString();
     const model = modelFromRow(row, []);
     if (scope === 'occurrence') {
+      const removed = new Set([...exceptions, date]);
+      // A series is never left without an occurrence: removing its last one removes it, as scope=following does.
+      if (nextOccurrenceOnOrAfter({ ...pattern, exceptions: removed }, pattern.start) === null) {
+        await removeSession(ctx, trx, user, row, now);
+        return;
+      }
       if (exceptions.size >= MAX_REMOVED_OCCURRENCES) {
         throw conflict(
           `A series keeps at most ${MAX_REMOVED_OCCURRENCES} removed occurrences; end it (scope=following) or change its pattern instead.`,
@@ -196,12 +201,11 @@ async function deleteSession(
       await ctx.sessions.addException(trx, { sessionId: id, date });
       await ctx.participants.remove(trx, { sessionId: id, date });
       await ctx.index.remove(trx, { sessionId: id, date });
-      const { starts_at, ends_at, rrule } = columnsOf(model, now, new Set([...exceptions, date]));
+      const { starts_at, ends_at, rrule } = columnsOf(model, now, removed);
       await ctx.sessions.update(trx, id, { starts_at, ends_at, rrule, updated_at: now });
       return;
     }
-    const pattern = seriesPattern(row, exceptions);
-    const previous = pattern === null ? null : previousOccurrenceBefore(pattern, date);
+    const previous = previousOccurrenceBefore({ ...pattern, exceptions }, date);
     if (previous === null) {
       await removeSession(ctx, trx, user, row, now);
       return;
