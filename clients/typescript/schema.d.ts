@@ -1872,7 +1872,7 @@ export interface components {
             };
         };
         /**
-         * @description A session you can see was created or changed, or someone joined, left or completed it. A record over 64 KiB of JSON, or one deleted before the event was enqueued, is sent as `{id}` only.
+         * @description A session you can see was created or changed. A record over 64 KiB of JSON, or one deleted before the event was enqueued, is sent as `{id}` only.
          * @example {
          *       "type": "session.created",
          *       "timestamp": "2026-12-01T08:00:00.000Z",
@@ -1916,13 +1916,89 @@ export interface components {
              * @description The event type.
              * @enum {string}
              */
-            type: "session.created" | "session.updated" | "session.participation";
+            type: "session.created" | "session.updated";
             /**
              * Format: date-time
              * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
              */
             timestamp: string;
             data: components["schemas"]["Session"];
+        };
+        /**
+         * @description Someone joined, left or completed a session you can see, or one occurrence of a series.
+         * @example {
+         *       "type": "session.participation",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "action": "join",
+         *         "occurrence_date": null,
+         *         "user": "bob",
+         *         "session": {
+         *           "id": 7,
+         *           "org_id": 1,
+         *           "name": "Deep work: quarterly report",
+         *           "type": "standard",
+         *           "duration": 50,
+         *           "schedule": "2026-12-01",
+         *           "time": "9:00 AM",
+         *           "timezone": "Europe/Berlin",
+         *           "is_public": true,
+         *           "collaborator": [],
+         *           "status": "waiting",
+         *           "website_blocker_enabled": false,
+         *           "website_blocker": null,
+         *           "snooze_enabled": false,
+         *           "snooze_apps": {},
+         *           "is_recurring": 0,
+         *           "recurring_start": null,
+         *           "recurring_ends": null,
+         *           "occurrence": null,
+         *           "recurring_days": [],
+         *           "recurring_month_option": null,
+         *           "recurring_month_week_pos": null,
+         *           "recurring_month_week_day": null,
+         *           "fallback_option": 0,
+         *           "created_by": "alice",
+         *           "created_at": "2026-12-01T08:00:00.000Z",
+         *           "updated_at": "2026-12-01T08:00:00.000Z",
+         *           "starts_at": "2026-12-01T08:00:00.000Z",
+         *           "ends_at": "2026-12-01T08:50:00.000Z",
+         *           "rrule": null,
+         *           "participants_count": 2
+         *         }
+         *       }
+         *     }
+         */
+        WebhookSessionParticipationEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "session.participation";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * @description What was done. Null only for a change made before the server recorded it (during an upgrade to this version).
+                 * @enum {string|null}
+                 */
+                action: "join" | "leave" | "complete" | null;
+                /**
+                 * Format: date
+                 * @description The occurrence of a series (its local date); null for a one-off session (and when `action` is null).
+                 */
+                occurrence_date: string | null;
+                /** @description Handle of who joined, left or completed, told only to the session’s creator and collaborators and to that user; null for everyone else (who joined a session is not shown to other members: they see `participants_count`). */
+                user: string | null;
+                /** @description The session as you see it, for that occurrence: a series as `GET /sessions/{id}?date=` shows it (`occurrence_date`, `starts_at`, `ends_at` and `participants_count` of that day), a one-off session as `GET /sessions/{id}` does. `{id}` when the session or the occurrence is gone, or when the record is over 64 KiB of JSON. */
+                session: components["schemas"]["Session"] | {
+                    /** @description The session id. */
+                    id: number | string;
+                };
+            };
         };
         /**
          * @description An occurrence of a session you created, collaborate on or joined is 5 minutes from starting, started or ended; `data` is that occurrence.
@@ -5540,7 +5616,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookSessionEvent"];
+                "application/json": components["schemas"]["WebhookSessionParticipationEvent"];
             };
         };
         responses: {

@@ -63,6 +63,10 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 export const CHANGE_ACTIONS = ['created', 'updated', 'deleted', 'participation'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
 
+/** What a user does to a session's (or an occurrence's) participation. */
+export const PARTICIPATION_ACTIONS = ['join', 'leave', 'complete'] as const;
+export type ParticipationAction = (typeof PARTICIPATION_ACTIONS)[number];
+
 /** Who could see a session before a change: every member of its org when it was public, else these users. */
 export interface Audience {
   public: boolean;

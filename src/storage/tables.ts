@@ -9,6 +9,7 @@ import type {
   JsonText,
   MonthOption,
   Occurrence,
+  ParticipationAction,
   SessionType,
   SourceIdType,
   Status,
@@ -196,6 +197,13 @@ export interface ChangesTable {
   /** Who made the change. */
   actor_id: number;
   changed_at: Instant;
+  /**
+   * A participation change: what the actor did, and the occurrence (a series' local date;
+   * null for a one-off session). Null for every other change, and for participation
+   * changes logged before migration 0013 (or by a server without it).
+   */
+  participation: ParticipationAction | null;
+  occurrence_date: CalendarDate | null;
 }
 
 /** A calendar feed: a secret URL serving the user's sessions as iCalendar; revoking deletes the row. */

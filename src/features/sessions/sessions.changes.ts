@@ -1,23 +1,31 @@
-import { type Audience, type ChangeAction, toJson } from '../../storage/columns.js';
+import { type Audience, type ChangeAction, type ParticipationAction, toJson } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import type { NewChange, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsContext } from './sessions.context.js';
+import { ONE_OFF } from './sessions.occurrences.js';
+
+/** A participation change names what was done and to which occurrence (ONE_OFF: a one-off session). */
+type Logged =
+  | { action: Exclude<ChangeAction, 'participation'> }
+  | { action: 'participation'; participation: { action: ParticipationAction; date: string } };
 
 /**
  * Records a change of a session in the change log, in the caller's transaction. `before`
  * is the row as it was (undefined for a new session): its org and audience tell a reader
  * who loses sight of the session that it is gone. A session moved to another org is
- * logged under both.
+ * logged under both. A participation change keeps what was done to which occurrence: the
+ * webhook built from it later (webhooks.fanout.ts) could not tell it from the rows by then.
  */
 export async function logSessionChange(
   ctx: SessionsContext,
   db: Db,
-  q: { action: ChangeAction; user: AuthenticatedUser; now: string; before?: SessionRow; after?: Pick<SessionRow, 'id' | 'org_id' | 'created_by'> },
+  q: Logged & { user: AuthenticatedUser; now: string; before?: SessionRow; after?: Pick<SessionRow, 'id' | 'org_id' | 'created_by'> },
 ): Promise<void> {
   const row = q.before ?? q.after;
   if (row === undefined) return;
   const audience: Audience | undefined = q.before === undefined ? undefined : await ctx.sessions.audienceOf(db, q.before);
+  const detail = q.action === 'participation' ? q.participation : undefined;
   const entry = (orgId: number): NewChange => ({
     kind: 'session',
     action: q.action,
@@ -27,6 +35,8 @@ export async function logSessionChange(
     audience: audience === undefined ? null : toJson(audience),
     actor_id: q.user.id,
     changed_at: q.now,
+    participation: detail?.action ?? null,
+    occurrence_date: detail === undefined || detail.date === ONE_OFF ? null : detail.date,
   });
   const orgs = new Set([row.org_id, ...(q.after === undefined ? [] : [q.after.org_id])]);
   await ctx.changes.record(db, [...orgs].map(entry));

@@ -1,4 +1,4 @@
-import type { Status } from '../../storage/columns.js';
+import type { ParticipationAction, Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -8,8 +8,6 @@ import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrenc
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation } from './sessions.schema.js';
-
-export type ParticipationAction = 'join' | 'leave' | 'complete';
 
 /**
  * The item a request about one occurrence shows: a one-off session as a whole, or that
@@ -41,7 +39,7 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
     const key = { sessionId: id, date: occurrenceDate, userId: user.id };
     const existing = await ctx.participants.of(trx, key);
     // Participant counts are part of the session's record: every join, leave and complete changes it.
-    const logged = () => logSessionChange(ctx, trx, { action: 'participation', user, now, before: row });
+    const logged = () => logSessionChange(ctx, trx, { action: 'participation', participation: { action, date: occurrenceDate }, user, now, before: row });
     switch (action) {
       case 'join': {
         if (isHost || existing !== undefined) break;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { PARTICIPATION_ACTIONS } from '../../storage/columns.js';
 import { locationOf } from '../../toolkit/api.js';
 import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
@@ -143,7 +144,7 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     (request) => sessions.occurrences(request.user, request.params.id, request.query.from, request.query.to),
   );
 
-  for (const action of ['join', 'leave', 'complete'] as const) {
+  for (const action of PARTICIPATION_ACTIONS) {
     app.post(
       `/sessions/:id/${action}`,
       {

@@ -1,3 +1,4 @@
+import type { ParticipationAction } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
@@ -12,7 +13,7 @@ import { indexStep, reindexSession } from './sessions.indexing.js';
 import { checkRange, listSessions } from './sessions.listing.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
 import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
-import { type ParticipationAction, occurrenceItem, participate } from './sessions.participation.js';
+import { occurrenceItem, participate } from './sessions.participation.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';

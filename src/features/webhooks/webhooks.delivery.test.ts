@@ -125,7 +125,8 @@ describeEachDialect('webhooks: delivery', (dialect) => {
     await then(1, () => alice.delete(`/api/v1/sessions/${secret.id}`));
     await new Promise((r) => setTimeout(r, 800));
     const got = receiver.received.map((r) => {
-      const p = JSON.parse(r.body) as { type: string; data: { id: number; name?: string } };
+      // A participation carries its session as `data.session`.
+      const p = JSON.parse(r.body) as { type: string; data: { id: number; name?: string; session?: { name?: string } } };
       const who = new Webhook(aliceHook.secret);
       let to = 'bob';
       try {
@@ -134,7 +135,7 @@ describeEachDialect('webhooks: delivery', (dialect) => {
       } catch {
         new Webhook(bobHook.secret).verify(r.body, r.headers as Record<string, string>);
       }
-      return `${to} ${p.type} ${p.data.name ?? p.data.id}`;
+      return `${to} ${p.type} ${p.data.session?.name ?? p.data.name ?? p.data.id}`;
     });
     expect(got.filter((g) => g.startsWith('alice'))).toEqual([
       'alice session.created Private',

@@ -8,19 +8,31 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 import { toTask } from '../tasks/tasks.model.js';
 import type { WebhookEvent } from './webhooks.events.js';
 import { deliveryOf } from './webhooks.payload.js';
+import type { ParticipationData } from './webhooks.payloads.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
 
 /** Changes fanned out per step: bounded, so a step never holds the write lock long. */
 export const FANOUT_BATCH = 500;
 
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
+type SessionRecord = Awaited<ReturnType<SessionsService['get']>>;
+
+/**
+ * Who did it is told only to the session's creator and collaborators, and to the actor:
+ * no endpoint lists who joined a session (others see participants_count), so neither does
+ * a webhook. `record`: the session as the subscriber sees it now (its collaborators), if
+ * it does.
+ */
+const actorShownTo = (user: AuthenticatedUser, change: PositionedChange, record: SessionRecord | undefined) =>
+  user.id === change.actor_id || user.id === change.owner_id || (record?.collaborator.includes(user.handle) ?? false);
 
 /**
  * Turns change-log rows into deliveries: for every webhook of a user who may see the
  * change (the change feed's visibility: the session visible now, or before the change
  * through its audience; a task of the user), one delivery whose data is the record as the
  * user sees it now, or `{id}` when it is gone from the user's sight (`session.deleted`:
- * deleted, or no longer visible). The deliveries and the new position commit together,
+ * deleted, or no longer visible). A `session.participation` tells what was done
+ * (webhooks.payloads.ts ParticipationData). The deliveries and the new position commit together,
  * with the position row locked: a change is fanned out exactly once, whichever instance
  * runs the step. Built once per storage.
  */
@@ -49,13 +61,18 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
     const existing = new Set<number>();
     if (sessionIds.length > 0) for (const r of await db.selectFrom('sessions').select('id').where('id', 'in', sessionIds).execute()) existing.add(r.id);
 
-    // One record per (user, session) per step: the session as that user sees it now.
-    const seen = new Map<string, Promise<unknown>>();
-    const sessionAs = (user: AuthenticatedUser, id: number) => {
-      const key = `${user.id}:${id}`;
+    const actorIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action === 'participation' ? [c.actor_id] : [])))];
+    const handles = new Map<number, string>();
+    if (actorIds.length > 0) for (const u of await db.selectFrom('users').select(['id', 'handle']).where('id', 'in', actorIds).execute()) handles.set(u.id, u.handle);
+
+    // One record per (user, session, occurrence) per step: the session (or that occurrence) as that user sees it now.
+    const seen = new Map<string, Promise<SessionRecord | undefined>>();
+    const sessionAs = (user: AuthenticatedUser, id: number, date?: string) => {
+      const key = `${user.id}:${id}:${date ?? ''}`;
       let record = seen.get(key);
       if (record === undefined) {
-        record = sessions.get(user, id).catch((error: unknown) => {
+        // A 404 with a date: the session, or only that occurrence, is gone from the user's sight.
+        record = sessions.get(user, id, date).catch((error: unknown) => {
           if (error instanceof ApiError && error.status === 404) return undefined;
           throw error;
         });
@@ -70,7 +87,7 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
     for (const change of changes) {
       for (const hook of hooks) {
         let type: WebhookEvent;
-        let data: { id: string | number } | undefined;
+        let data: { id: string | number } | ParticipationData | undefined;
         if (change.kind === 'task') {
           if (change.owner_id !== hook.user.id) continue;
           type = `task.${change.action === 'participation' ? 'updated' : change.action}`;
@@ -85,14 +102,30 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
             data = { id: change.record_id };
           } else {
             if (!before && (change.org_id === null || !hook.user.orgIds.includes(change.org_id))) continue;
-            const record = (await sessionAs(hook.user, change.record_id)) as { id: number } | undefined;
-            if (record !== undefined) {
+            // A participation change shows its occurrence; one removed since, as `{id}` (the session is still there).
+            const date = change.action === 'participation' ? (change.occurrence_date ?? undefined) : undefined;
+            let record = date === undefined ? undefined : await sessionAs(hook.user, change.record_id, date);
+            let shown: SessionRecord | { id: number } | undefined = record;
+            if (record === undefined) {
+              record = await sessionAs(hook.user, change.record_id);
+              shown = record === undefined || date === undefined ? record : { id: change.record_id };
+            }
+            const told = (session: SessionRecord | { id: number }): { id: number } | ParticipationData =>
+              change.action !== 'participation'
+                ? session
+                : {
+                    action: change.participation,
+                    occurrence_date: change.occurrence_date,
+                    user: actorShownTo(hook.user, change, record) ? (handles.get(change.actor_id) ?? null) : null,
+                    session,
+                  };
+            if (shown !== undefined) {
               type = `session.${change.action}`;
-              data = record;
+              data = told(shown);
             } else if (!existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) {
               // Deleted since: the change itself, with the id only; its deletion follows.
               type = `session.${change.action}`;
-              data = { id: change.record_id };
+              data = told({ id: change.record_id });
             } else if (before) {
               type = 'session.deleted';
               data = { id: change.record_id };
@@ -100,7 +133,7 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
           }
         }
         if (!hook.events.has(type)) continue;
-        const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.changed_at}:${change.actor_id}`;
+        const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.participation}:${change.occurrence_date}:${change.changed_at}:${change.actor_id}`;
         if (sent.has(key)) continue;
         sent.add(key);
         out.push(deliveryOf({ webhookId: hook.id, type, timestamp: change.changed_at, data, now }));

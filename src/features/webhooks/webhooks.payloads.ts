@@ -1,6 +1,7 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
-import { Instant, StringEnum } from '../../toolkit/schema-helpers.js';
+import { PARTICIPATION_ACTIONS } from '../../storage/columns.js';
+import { Instant, OrNull, StringEnum } from '../../toolkit/schema-helpers.js';
 import { SessionSchema } from '../sessions/sessions.schema.js';
 import { TaskSchema } from '../tasks/tasks.schema.js';
 import { MAX_PAYLOAD_BYTES, type WebhookEvent } from './webhooks.events.js';
@@ -8,7 +9,8 @@ import { MAX_PAYLOAD_BYTES, type WebhookEvent } from './webhooks.events.js';
 /*
  * What each event's POST carries, for the `webhooks` section of the OpenAPI document:
  * `{type, timestamp, data}`, where data is the record as the webhook's user sees it when
- * the event is enqueued, or `{id}` when it is gone.
+ * the event is enqueued, or `{id}` when it is gone; for `session.participation`, what was
+ * done, with that record.
  */
 
 const NOW = '2026-12-01T08:00:00.000Z';
@@ -33,10 +35,41 @@ const IdOnly = (description: string, example: string | number) =>
 
 const SessionEvent = event(
   'WebhookSessionEvent',
-  ['session.created', 'session.updated', 'session.participation'],
+  ['session.created', 'session.updated'],
   SessionSchema,
-  `A session you can see was created or changed, or someone joined, left or completed it. ${cut}`,
+  `A session you can see was created or changed. ${cut}`,
   sessionExample,
+);
+const ParticipationData = Type.Object(
+  {
+    action: OrNull(StringEnum(PARTICIPATION_ACTIONS), {
+      description: 'What was done. Null only for a change made before the server recorded it (during an upgrade to this version).',
+    }),
+    occurrence_date: OrNull(Type.String({ format: 'date' }), {
+      description: 'The occurrence of a series (its local date); null for a one-off session (and when `action` is null).',
+    }),
+    user: OrNull(Type.String(), {
+      description:
+        'Handle of who joined, left or completed, told only to the session’s creator and collaborators and to that user; null for everyone else ' +
+        '(who joined a session is not shown to other members: they see `participants_count`).',
+    }),
+    session: Type.Union([SessionSchema, IdOnly('The session id.', 7)], {
+      description:
+        'The session as you see it, for that occurrence: a series as `GET /sessions/{id}?date=` shows it (`occurrence_date`, `starts_at`, `ends_at` ' +
+        'and `participants_count` of that day), a one-off session as `GET /sessions/{id}` does. `{id}` when the session or the occurrence is gone, ' +
+        `or when the record is over ${MAX_PAYLOAD_BYTES / 1024} KiB of JSON.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+/** The `data` of `session.participation` (built in webhooks.fanout.ts). */
+export type ParticipationData = Static<typeof ParticipationData>;
+const ParticipationEvent = event(
+  'WebhookSessionParticipationEvent',
+  ['session.participation'],
+  ParticipationData,
+  'Someone joined, left or completed a session you can see, or one occurrence of a series.',
+  { action: 'join', occurrence_date: null, user: 'bob', session: { ...(sessionExample as object), is_public: true, participants_count: 2 } },
 );
 const SessionTimeEvent = event(
   'WebhookSessionTimeEvent',
@@ -59,7 +92,7 @@ const TaskDeletedEvent = event('WebhookTaskDeletedEvent', ['task.deleted'], IdOn
 export const WEBHOOK_PAYLOADS: Record<WebhookEvent, { schema: TSchema; summary: string }> = {
   'session.created': { schema: SessionEvent, summary: 'A session you can see was created' },
   'session.updated': { schema: SessionEvent, summary: 'A session you can see was changed' },
-  'session.participation': { schema: SessionEvent, summary: 'Someone joined, left or completed a session you can see' },
+  'session.participation': { schema: ParticipationEvent, summary: 'Someone joined, left or completed a session you can see' },
   'session.deleted': { schema: SessionDeletedEvent, summary: 'A session you could see was deleted or left your sight' },
   'session.starting': { schema: SessionTimeEvent, summary: 'An occurrence starts in 5 minutes' },
   'session.started': { schema: SessionTimeEvent, summary: 'An occurrence started' },

@@ -109,7 +109,7 @@ it('retries on one schedule, ±20 %, then gives up', () => {
   expect(nextAttemptDelay(3, 0.001, () => 0.5)).toBe(120);
 });
 
-it(`sends data over ${MAX_PAYLOAD_BYTES / 1024} KiB as {id} only`, () => {
+it(`sends data over ${MAX_PAYLOAD_BYTES / 1024} KiB as {id} only (a participation: its session)`, () => {
   const now = new Date().toISOString();
   // Records are passed as values (a literal's extra fields would be refused by the type).
   const smallData = { id: '7', context: 'x' };
@@ -120,4 +120,8 @@ it(`sends data over ${MAX_PAYLOAD_BYTES / 1024} KiB as {id} only`, () => {
   expect(JSON.parse(big.payload)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7' } });
   expect(small.event_id).toMatch(/^msg_/);
   expect(big.event_id).not.toBe(small.event_id);
+  // A participation keeps what happened; only its session is cut.
+  const joined = { action: 'join', occurrence_date: '2026-12-10', user: null, session: { id: 7, name: 'x'.repeat(MAX_PAYLOAD_BYTES) } };
+  const cut = deliveryOf({ webhookId: 1, type: 'session.participation', timestamp: now, data: joined, now });
+  expect(JSON.parse(cut.payload)).toEqual({ type: 'session.participation', timestamp: now, data: { action: 'join', occurrence_date: '2026-12-10', user: null, session: { id: 7 } } });
 });
