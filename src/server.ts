@@ -4,10 +4,10 @@ import { type Config, describeDatabase } from './config/config.js';
 import { createAuthService } from './features/auth/auth.service.js';
 import { startJobs } from './server.jobs.js';
 
-/** One line, so that it reads well inside a JSON log entry too. */
+/** One line, so that it reads well inside a JSON log entry too; nothing in it looks like a credential to the log scrubber. */
 const FIRST_RUN_HINT =
   'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
-  '`npx focus tokens issue <handle> --name <label>`, and call the API with `Authorization: Bearer <token>` (e.g. GET {base}/api/v1/me).';
+  '`npx focus tokens issue <handle> --name <label>`, and send it in the `Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
 export async function startServer(config: Config): Promise<FastifyInstance> {

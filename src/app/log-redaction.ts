@@ -14,15 +14,22 @@ export const REDACTED = '[redacted]';
 
 /**
  * Shapes a credential has: one of our tokens or secrets by prefix, a bearer or basic
- * credential, and an unbroken run of more than 20 letters and digits (with `+=_%`) mixing
- * both (a random secret; ids, dates, words, paths and identifiers in a stack trace are not).
+ * credential, and a run of more than 20 base64 or base64url characters that looks random
+ * (randomRun).
  */
-const SECRET_SHAPES = /(?:fst_|whsec_)[A-Za-z0-9+/=_-]*|\b(?:Bearer|Basic)\s+\S+|[A-Za-z0-9+=_%]{21,}/gi;
+const SECRET_SHAPES = /(?:fst_|whsec_)[A-Za-z0-9+/=_-]*|\b(?:Bearer|Basic)\s+\S+|[A-Za-z0-9+=_%-]{21,}/gi;
+
+/**
+ * A random secret: more than 20 characters without `-` mixing letters and digits, or,
+ * with `-` (base64url, as feed secrets), digits with letters of both cases. Words, dates,
+ * paths and identifiers in a stack trace are neither, nor are ids like `deploy-2026-11-28-eu-west-1a`.
+ */
+const randomRun = (run: string) =>
+  (/[0-9]/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run)) ||
+  run.split('-').some((piece) => piece.length > 20 && /[0-9]/.test(piece) && /[A-Za-z]/.test(piece));
 
 export function scrubSecrets(text: string): string {
-  return text.replace(SECRET_SHAPES, (found) =>
-    /^(?:fst_|whsec_|bearer|basic)/i.test(found) || (/[0-9]/.test(found) && /[A-Za-z]/.test(found)) ? REDACTED : found,
-  );
+  return text.replace(SECRET_SHAPES, (found) => (/^(?:fst_|whsec_|bearer|basic)/i.test(found) || randomRun(found) ? REDACTED : found));
 }
 
 /** A calendar feed's path is its secret (`/ical/<secret>.ics`): the whole segment goes, whatever its shape. */
@@ -31,13 +38,23 @@ const FEED_PATH = /\/ical\/[^/?#]*/gi;
 /** The path with any calendar-feed secret replaced: for logs and for what a problem answer echoes. */
 export const redactFeedPath = (path: string) => path.replace(FEED_PATH, `/ical/${REDACTED}`);
 
+/** The path as the router reads it (`/%69cal/…` is `/ical/…`), or as sent when it is not valid percent-encoding. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
- * The URL as logged: the path scrubbed, the query string reduced to its parameter names.
- * A query value is never logged: any of them could be a token (`?access_token=`).
+ * The URL as logged: the path decoded and scrubbed, the query string reduced to its
+ * parameter names. A query value is never logged: any of them could be a token
+ * (`?access_token=`).
  */
 export function redactUrl(url: string): string {
   const mark = url.indexOf('?');
-  const path = scrubSecrets(redactFeedPath(mark === -1 ? url : url.slice(0, mark)));
+  const path = scrubSecrets(redactFeedPath(decodedPath(mark === -1 ? url : url.slice(0, mark))));
   if (mark === -1) return path;
   const names = url
     .slice(mark + 1)
@@ -53,16 +70,15 @@ export function redactUrl(url: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
-const LONG_RUN = /[A-Za-z0-9_]{21,}/;
 
 /**
  * A client's `x-request-id` is echoed and logged, so it is kept only when it cannot be a
- * credential or forge a log line: a UUID, or 1–64 plain characters without a run of more
- * than 20 letters, digits and underscores (a token is `fst_` + 38). Otherwise the
- * server makes its own.
+ * credential or forge a log line: a UUID, or 1–64 plain characters with nothing the log
+ * scrubber would take for a secret (a feed secret is base64url, `-` included). Otherwise
+ * the server makes its own.
  */
 export function requestIdFrom(given: string | string[] | undefined): string {
-  if (typeof given === 'string' && (UUID.test(given) || (PLAIN_ID.test(given) && !LONG_RUN.test(given)))) return given;
+  if (typeof given === 'string' && (UUID.test(given) || (PLAIN_ID.test(given) && scrubSecrets(given) === given))) return given;
   return randomUUID();
 }
 

@@ -79,4 +79,16 @@ describe('secrets in logs', () => {
     expect(scrubSecrets('at processTicksAndRejections (node:internal/process/task_queues:95:5)')).toContain('processTicksAndRejections');
     expect(scrubSecrets('Authorization: Bearer abc.def')).toBe('Authorization: [redacted]');
   });
+
+  // Found by an operator's audit: a base64url secret with two `-` passed as a request id,
+  // and a path spelled `/%69cal/…` (served as the feed) was logged with its secret.
+  it('takes base64url secrets for secrets wherever their dashes fall, and reads paths as the router does', () => {
+    const feedSecret = 'R3S1eB1WTTT3wdb3-9Qnv2kvJbfKt-sgw6PXD5YNzfw';
+    expect(requestIdFrom(feedSecret)).not.toBe(feedSecret);
+    expect(scrubSecrets(`GET /api/v1/sessions/${feedSecret}`)).toBe('GET /api/v1/sessions/[redacted]');
+    expect(redactUrl(`/%69cal/${feedSecret}.ics`)).toBe('/ical/[redacted]');
+    expect(redactUrl(`/ical%2F${feedSecret}.ics?x`)).toBe('/ical/[redacted]?x');
+    expect(redactUrl('/api/v1/%E0%A4%A')).toBe('/api/v1/%E0%A4%A');
+    expect(requestIdFrom('deploy-2026-11-28-eu-west-1a')).toBe('deploy-2026-11-28-eu-west-1a');
+  });
 });

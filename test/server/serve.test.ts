@@ -37,6 +37,9 @@ describe('focus serve', () => {
     expect(hint.msg).toContain('npx focus users add <handle> --org <org_id>');
     expect(hint.msg).toContain('npx focus tokens issue <handle>');
     expect(hint.msg).toContain(`${base}/api/v1/me`);
+    // The log scrubber leaves the hint whole: it holds nothing shaped like a credential.
+    expect(hint.msg).toContain('`Authorization` header after the scheme `Bearer`');
+    expect(hint.msg).not.toContain('[redacted]');
 
     const health = await fetch(`${base}/healthz`);
     expect(health.status).toBe(200);
