@@ -58,6 +58,7 @@ export const openapiPlugin = fp(
       uiConfig: { deepLinking: true, urls: [{ url: `${API_PREFIX}/openapi.json`, name: 'Focus API' }] },
     });
 
+    let serialized: string | undefined;
     app.get(
       `${API_PREFIX}/openapi.json`,
       {
@@ -77,8 +78,9 @@ export const openapiPlugin = fp(
           },
         },
       },
-      // Spread: an object literal type, which the response schema's index signature accepts.
-      () => ({ ...app.swagger() }),
+      // The document never changes while the process runs: serialized once, not per request
+      // (7.7 ms each, so a client pipelining a few hundred held the event loop for seconds).
+      (_request, reply) => reply.type('application/json; charset=utf-8').send((serialized ??= JSON.stringify(app.swagger()))),
     );
   },
   { name: 'focus-openapi' },
