@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
@@ -26,7 +27,7 @@ import type { Storage } from '../storage/database.js';
 import { API_PREFIX, BODY_LIMIT } from '../toolkit/api.js';
 import { validatorCompiler } from '../toolkit/validation.js';
 import { bodilessPlugin } from './bodiless.plugin.js';
-import { clientErrorHandler } from './client-errors.js';
+import { clientErrorHandler, protocolErrorsPlugin, protocolServerOptions } from './client-errors.js';
 import { concurrencyPlugin } from './concurrency.plugin.js';
 import { drainPlugin } from './drain.plugin.js';
 import { errorsPlugin, frameworkErrors } from './errors.plugin.js';
@@ -58,7 +59,8 @@ export interface AppOptions {
   migrate?: boolean;
 }
 
-function serverOptions(config: Config, logger: AppOptions['logger']): FastifyServerOptions {
+function serverOptions(config: Config, logger: AppOptions['logger']): FastifyHttpOptions<Server> {
+  const deadlines = serverDeadlines(config);
   return {
     logger: logger ?? {
       level: config.logLevel,
@@ -69,7 +71,8 @@ function serverOptions(config: Config, logger: AppOptions['logger']): FastifySer
     },
     bodyLimit: BODY_LIMIT,
     trustProxy: fastifyTrustProxy(config.trustProxy),
-    ...serverDeadlines(config),
+    requestTimeout: deadlines.requestTimeout,
+    http: { ...deadlines.http, ...protocolServerOptions },
     clientErrorHandler,
     requestIdHeader: false,
     genReqId,
@@ -93,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(drainPlugin);
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
+  await app.register(protocolErrorsPlugin);
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });
   await app.register(bodilessPlugin);
   await app.register(jsonBodyPlugin);
