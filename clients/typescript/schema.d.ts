@@ -1258,7 +1258,7 @@ export interface components {
                 /** @default [] */
                 category?: string[];
                 /**
-                 * @description Host names or http(s) URLs, at most 500.
+                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
                  * @default []
                  */
                 urls?: string[];
@@ -1403,7 +1403,7 @@ export interface components {
                 /** @default [] */
                 category?: string[];
                 /**
-                 * @description Host names or http(s) URLs, at most 500.
+                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
                  * @default []
                  */
                 urls?: string[];

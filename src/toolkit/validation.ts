@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats';
 import { boundedValidator } from './bounded-validation.js';
 import type { FieldError } from './errors.js';
+import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from './web-address.js';
 
 /*
  * Two validators: bodies are JSON and must already have the right types ("30" is
@@ -13,6 +14,7 @@ import type { FieldError } from './errors.js';
 const common: Options = { allErrors: true, strict: false, removeAdditional: false, useDefaults: false, verbose: true };
 const bodyAjv = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats.default(new Ajv({ ...common, coerceTypes: 'array' }));
+for (const ajv of [bodyAjv, textAjv]) ajv.addFormat(HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl);
 
 const INTEGER_TEXT = /^-?\d+$/;
 

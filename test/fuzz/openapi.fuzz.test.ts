@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays, daysBetween } from '../../src/features/recurrence/recurrence.dates.js';
 import { type RecurrencePattern, occurrencesBetween } from '../../src/features/recurrence/recurrence.engine.js';
 import { SESSION_DEFAULTS } from '../../src/features/sessions/sessions.schema.js';
+import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-address.js';
 import { type Client, describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
 import { propertySeed } from '../helpers/seed.js';
@@ -120,6 +121,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
     aliceTask = await createTask();
     const doc = (await t.anonymous.get('/api/v1/openapi.json')).body as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path' | 'key' | 'body'> & { requestBody?: { content: Record<string, { schema: Schema }> } }>> };
     ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+    ajv.addFormat(HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl);
     ajv.addSchema(doc, 'openapi');
     problem = ajv.compile({ $ref: 'openapi#/components/schemas/Problem' });
     operations = Object.entries(doc.paths).flatMap(([path, ops]) =>

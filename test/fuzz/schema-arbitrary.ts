@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-address.js';
 
 /*
  * fast-check arbitraries from the JSON Schema subset our OpenAPI document uses
@@ -43,9 +44,19 @@ const instant = fc.integer({ min: 946_684_800_000, max: 4_102_444_800_000 }).map
  */
 const anyJson = fc.jsonValue({ maxDepth: 2 }).filter((v) => !/"(?:__proto__|constructor)"|\\u0000/.test(JSON.stringify(v)));
 
+/** Host names (internationalized ones too) and http(s) URLs, as `isHostOrHttpUrl` accepts them. */
+const hostOrHttpUrl = fc
+  .oneof(
+    fc.domain(),
+    fc.webUrl({ validSchemes: ['http', 'https'], withQueryParameters: true, withFragments: true }),
+    fc.constantFrom('münchen.de', 'xn--mnchen-3ya.de', 'https://bücher.example:8443/straße?q=ä', 'http://[::1]:65535/'),
+  )
+  .filter(isHostOrHttpUrl);
+
 function stringArb(s: Schema): fc.Arbitrary<string> {
   if (s.format === 'date') return calendarDate;
   if (s.format === 'date-time') return instant;
+  if (s.format === HOST_OR_HTTP_URL_FORMAT) return hostOrHttpUrl.filter((v) => v.length <= (s.maxLength ?? Number.POSITIVE_INFINITY));
   const min = s.minLength ?? 0;
   const max = Math.min(s.maxLength ?? 40, Math.max(min, 40));
   // U+0000 is refused in all text (PostgreSQL cannot store it), whatever the schema says.

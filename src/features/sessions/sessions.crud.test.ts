@@ -109,6 +109,27 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       expect(res.body.data.rrule).toContain('TZID=Asia/Tokyo');
     });
 
+    it('accepts internationalized host names and URLs as the WHATWG URL parser does, stored as sent', async () => {
+      const urls = [
+        'münchen.de',
+        'xn--mnchen-3ya.de',
+        'MÜNCHEN.DE',
+        '💩.la',
+        'https://münchen.de/straße?q=ä',
+        'https://example.com:65535/',
+        'http://example.com:0',
+        'http://[::1]:8080/x',
+        'http://127.0.0.1/',
+      ];
+      const created = await createSession(t.alice, { website_blocker: { mode: 'custom', category: [], urls } });
+      expect(created.website_blocker).toEqual({ mode: 'custom', category: [], urls });
+      const updated = await t.alice.put(`/api/v1/sessions/${created.id}`, { website_blocker: { mode: 'custom', urls: ['bücher.example'] } });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.data.website_blocker.urls).toEqual(['bücher.example']);
+      const refused = await t.alice.put(`/api/v1/sessions/${created.id}`, { website_blocker: { mode: 'custom', urls: ['https://bücher.example:70000/'] } });
+      expect(errorPaths(refused)).toEqual(['/website_blocker/urls/0']);
+    });
+
     it('accepts website_blocker without category/urls, filling them in', async () => {
       const s = await createSession(t.alice, { website_blocker: { mode: 'preset' } });
       expect(s.website_blocker).toEqual({ mode: 'preset', category: [], urls: [] });
@@ -141,6 +162,15 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       ['website_blocker extra key', { website_blocker: { mode: 'preset', extra: 1 } }, ['/website_blocker/extra']],
       ['website_blocker url', { website_blocker: { mode: 'custom', urls: ['ftp://x.org'] } }, ['/website_blocker/urls/0']],
       ['website_blocker url with space', { website_blocker: { mode: 'custom', urls: ['ok.com', 'bad host.com'] } }, ['/website_blocker/urls/1']],
+      ['website_blocker url port 99999', { website_blocker: { mode: 'custom', urls: ['example.com', 'https://example.com:99999/'] } }, ['/website_blocker/urls/1']],
+      ['website_blocker url port 65536', { website_blocker: { mode: 'custom', urls: ['http://example.com:65536'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker url port not a number', { website_blocker: { mode: 'custom', urls: ['https://example.com:https/'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker url bad IPv4', { website_blocker: { mode: 'custom', urls: ['http://999.1.1.1/'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker url with credentials', { website_blocker: { mode: 'custom', urls: ['https://user@example.com/'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker host with port', { website_blocker: { mode: 'custom', urls: ['example.com:443'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker host with underscore', { website_blocker: { mode: 'custom', urls: ['a_b.example.com'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker host bad punycode', { website_blocker: { mode: 'custom', urls: ['xn--a.example'] } }, ['/website_blocker/urls/0']],
+      ['website_blocker host label over 63 once in ASCII', { website_blocker: { mode: 'custom', urls: [`${'ü'.repeat(60)}.de`] } }, ['/website_blocker/urls/0']],
       ['website_blocker not an object', { website_blocker: 'preset' }, ['/website_blocker']],
       ['website_blocker 501 urls', { website_blocker: { mode: 'custom', urls: Array.from({ length: 501 }, (_, i) => `h${i}.com`) } }, ['/website_blocker/urls']],
       ['snooze_apps value', { snooze_apps: { slack: 'yes' } }, ['/snooze_apps/slack']],

@@ -8,6 +8,7 @@ import {
   WEEK_POSITIONS,
 } from '../../storage/columns.js';
 import { Named, ReadOnly } from '../../toolkit/openapi.js';
+import { HOST_OR_HTTP_URL_FORMAT } from '../../toolkit/web-address.js';
 import {
   CalendarDate,
   Cursor,
@@ -76,20 +77,25 @@ export const SESSION_DEFAULTS = {
  */
 export const MAX_WEBSITE_BLOCKER_BYTES = 12 * 1024;
 export const MAX_SNOOZE_APPS_BYTES = 4 * 1024;
-/** A host name, or an http(s) URL. */
-const URL_OR_HOST =
-  '^(?:https?://[^\\s/?#@]+(?:[/?#]\\S*)?|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)$';
-
 export const WebsiteBlocker = Type.Object(
   {
     mode: StringEnum(BLOCKER_MODES, { description: '`preset`: block the categories; `custom`: block the urls too.' }),
     category: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] })),
     urls: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 2048, pattern: URL_OR_HOST, 'x-message': 'must be a host name or an http(s) URL' }), {
-        maxItems: 500,
-        default: [],
-        description: 'Host names or http(s) URLs, at most 500.',
-      }),
+      Type.Array(
+        Type.String({
+          minLength: 1,
+          maxLength: 2048,
+          format: HOST_OR_HTTP_URL_FORMAT,
+          'x-message': 'must be a host name or an http(s) URL (WHATWG URL syntax, port 0–65535)',
+        }),
+        {
+          maxItems: 500,
+          default: [],
+          description:
+            'Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
