@@ -2149,7 +2149,7 @@ export interface components {
          */
         Location: string;
         /**
-         * @description The bearer challenge; `error="invalid_token"` when a token was sent.
+         * @description The bearer challenge (RFC 6750); `error="invalid_token"` when a bearer token was sent (`Authorization: Bearer <something>`).
          * @example Bearer realm="focus", error="invalid_token"
          */
         "WWW-Authenticate": string;

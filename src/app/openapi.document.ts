@@ -73,7 +73,7 @@ export const RESPONSE_HEADERS = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 }, example: 1 },
   Location: { description: 'Where the created record is.', schema: { type: 'string', format: 'uri-reference' }, example: '/api/v1/tasks/12' },
   'WWW-Authenticate': {
-    description: 'The bearer challenge; `error="invalid_token"` when a token was sent.',
+    description: 'The bearer challenge (RFC 6750); `error="invalid_token"` when a bearer token was sent (`Authorization: Bearer <something>`).',
     schema: { type: 'string' },
     example: 'Bearer realm="focus", error="invalid_token"',
   },

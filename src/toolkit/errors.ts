@@ -31,10 +31,21 @@ export class ApiError extends Error {
 export const badRequest = (detail: string, errors?: FieldError[]) =>
   new ApiError(400, 'bad-request', 'Bad request', detail, errors);
 
-export const unauthorized = (detail = 'A valid bearer token is required.', tokenSent = false) =>
-  new ApiError(401, 'unauthorized', 'Unauthorized', detail, undefined, {
-    'www-authenticate': tokenSent ? 'Bearer realm="focus", error="invalid_token"' : 'Bearer realm="focus"',
-  });
+/**
+ * One 401 for every failed bearer check (missing, malformed, unknown, expired, revoked), so
+ * that its text tells a client nothing about which. The challenge follows RFC 6750 section
+ * 3.1: `error="invalid_token"` when a bearer token was presented, none when the request
+ * had no bearer credentials (no header, another scheme, `Bearer` without a token).
+ */
+export const unauthorized = (bearerTokenSent: boolean) =>
+  new ApiError(
+    401,
+    'unauthorized',
+    'Unauthorized',
+    'A valid bearer token is required: send `Authorization: Bearer <token>` with a token that is not expired or revoked.',
+    undefined,
+    { 'www-authenticate': bearerTokenSent ? 'Bearer realm="focus", error="invalid_token"' : 'Bearer realm="focus"' },
+  );
 
 export const forbidden = (detail: string) => new ApiError(403, 'forbidden', 'Forbidden', detail);
 

@@ -4,7 +4,7 @@ import { API_PREFIX } from '../../toolkit/api.js';
 import { unauthorized } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from './auth.caller.js';
 import type { AuthService } from './auth.service.js';
-import { bearerToken } from './auth.token.js';
+import { bearerToken, presentsBearerToken } from './auth.token.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,11 +30,9 @@ export const authPlugin = fp<{ auth: AuthService }>(
       if (!route.url.startsWith(API_PREFIX) || isPublic(route.schema)) return;
       const guard = async (request: { headers: { authorization?: string }; user: AuthenticatedUser }) => {
         const header = request.headers.authorization;
-        if (header === undefined) throw unauthorized();
         const token = bearerToken(header);
-        if (token === undefined) throw unauthorized('The Authorization header must be `Bearer <token>`.', true);
-        const user = await auth.authenticate(token);
-        if (user === undefined) throw unauthorized('The token is invalid, expired or revoked.', true);
+        const user = token === undefined ? undefined : await auth.authenticate(token);
+        if (user === undefined) throw unauthorized(presentsBearerToken(header));
         request.user = user;
       };
       route.onRequest = [...[route.onRequest ?? []].flat(), guard];

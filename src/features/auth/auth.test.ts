@@ -57,6 +57,27 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     }
   });
 
+  it('every failed bearer check answers the very same body; invalid_token only when a bearer token was sent (RFC 6750)', async () => {
+    const unknown = await new Client(t.app, generateToken()).get(ME);
+    expect(unknown.headers['www-authenticate']).toBe('Bearer realm="focus", error="invalid_token"');
+    const noToken = await t.anonymous.get(ME);
+    expect(noToken.headers['www-authenticate']).toBe('Bearer realm="focus"');
+    expect(noToken.text).toBe(unknown.text);
+    const withoutBearerToken = ['', 'Bearer', 'Bearer ', 'Basic xyz', `Basic ${t.alice.token}`, `Token ${t.alice.token}`, String(t.alice.token)];
+    const malformedBearerToken = ['Bearer abc', 'Bearer fst_short', `Bearer ${t.alice.token} extra`, `Bearer ${String(t.alice.token).slice(0, -1)}!`];
+    for (const [headers, challenge] of [
+      [withoutBearerToken, 'Bearer realm="focus"'],
+      [malformedBearerToken, 'Bearer realm="focus", error="invalid_token"'],
+    ] as const) {
+      for (const header of headers) {
+        const res = await withHeader(header);
+        expect(res.status, JSON.stringify(header)).toBe(401);
+        expect(res.text, JSON.stringify(header)).toBe(unknown.text);
+        expect(res.headers['www-authenticate'], JSON.stringify(header)).toBe(challenge);
+      }
+    }
+  });
+
   it('unknown, bad-checksum, revoked and expired tokens are all 401 with the very same body', async () => {
     const unknown = new Client(t.app, generateToken());
     const real = String(t.alice.token);

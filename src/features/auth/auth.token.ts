@@ -46,8 +46,17 @@ export function hashToken(token: string): string {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
+const BEARER_CREDENTIALS = /^Bearer +\S/i;
 
 /** The token of an `Authorization: Bearer <token>` header (scheme in any case), or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
   return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}
+
+/**
+ * Whether the header presents a bearer token at all, well-formed or not (`Bearer abc`,
+ * `Bearer a b`): RFC 6750 section 3.1 names `invalid_token` in the 401 only then.
+ */
+export function presentsBearerToken(header: string | undefined): boolean {
+  return header !== undefined && BEARER_CREDENTIALS.test(header);
 }
