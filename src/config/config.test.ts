@@ -46,6 +46,10 @@ describe('loadConfig', () => {
   it('names each bad variable with what it accepts, all of them in one message', () => {
     expect(refusal({ PORT: '65536' })).toBe('invalid configuration: PORT (0–65535)');
     expect(refusal({ PORT: '8080.5' })).toBe('invalid configuration: PORT (0–65535)');
+    for (const host of ['bogus..host', '999.1.1.1', '-x.example', 'host name', 'a'.repeat(64)]) {
+      expect(refusal({ HOST: host })).toBe('invalid configuration: HOST (an IP address or a host name)');
+    }
+    for (const host of ['0.0.0.0', '::', '::1', 'localhost', 'focus-1.internal', 'api.example.com']) expect(loadConfig({ HOST: host }).host).toBe(host);
     expect(refusal({ DATABASE_URL: 'mysql://x' })).toBe('invalid configuration: DATABASE_URL (sqlite:<path>, sqlite::memory: or postgres://…)');
     expect(refusal({ LOG_LEVEL: 'loud' })).toBe('invalid configuration: LOG_LEVEL (fatal|error|warn|info|debug|trace|silent)');
     expect(refusal({ RATE_LIMIT: '-1' })).toBe('invalid configuration: RATE_LIMIT (requests per minute, 0 = off)');

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { type TrustProxy, parseTrustProxy } from './trust-proxy.js';
 
@@ -28,6 +29,12 @@ export interface Variable<T> {
 const variable = <T>(v: Variable<T>): Variable<T> => v;
 
 const DECIMAL = /^-?\d{1,16}$/;
+
+/**
+ * A DNS name (RFC 1123 labels) whose last label is not all digits, so that a mistyped
+ * IPv4 address (`999.1.1.1`) is refused here rather than looked up after migrating.
+ */
+const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*(?=[A-Za-z0-9-]*[A-Za-z-])[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 const integer =
   (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -82,8 +89,9 @@ export const VARIABLES = {
   host: variable({
     name: 'HOST',
     default: '127.0.0.1',
+    accepts: 'an IP address or a host name',
     description: 'Interface to listen on; `0.0.0.0` for all',
-    parse: (raw) => raw,
+    parse: (raw) => (raw !== undefined && (isIP(raw) !== 0 || HOST_NAME.test(raw)) ? raw : undefined),
   }),
   logLevel: variable({
     name: 'LOG_LEVEL',
