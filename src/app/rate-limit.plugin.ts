@@ -3,6 +3,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
+import { addressOnly } from '../config/trust-proxy.js';
 import { bearerToken } from '../features/auth/auth.token.js';
 import { rateLimited } from '../toolkit/errors.js';
 
@@ -50,7 +51,7 @@ function tokenKey(request: FastifyRequest): string | undefined {
   return `token:${createHash('sha256').update('focus-rate-limit\u0000').update(token).digest('base64url')}`;
 }
 
-const addressKey = (request: FastifyRequest) => `address:${normalizeIP(request.ip)}`;
+const addressKey = (request: FastifyRequest) => `address:${normalizeIP(addressOnly(request.ip))}`;
 
 async function openRedis(app: FastifyInstance, url: string): Promise<Redis> {
   const redis = new Redis(url, {

@@ -39,3 +39,15 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy | string {
 export function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
+
+/**
+ * The address in a forwarded entry without the port or brackets some proxies write
+ * (`203.0.113.7:1001`, `[2001:db8::1]:443`, `[::ffff:203.0.113.7]`), so that one client
+ * is one address whatever port its connection to the proxy came from.
+ */
+export function addressOnly(entry: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(entry);
+  if (bracketed?.[1] !== undefined && isIP(bracketed[1]) === 6) return bracketed[1];
+  const v4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(entry);
+  return v4?.[1] !== undefined && isIP(v4[1]) === 4 ? v4[1] : entry;
+}

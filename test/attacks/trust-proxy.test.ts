@@ -58,6 +58,15 @@ for (const [setting, proxyHop] of [
       // The victim, whose address the attacker wrote into half of those requests, is unaffected.
       expect(await me(server.url, tokens.victim as string, `${VICTIM}${proxyHop}`)).toBe(200);
     });
+
+    // Found by an operator's audit: behind a proxy that appends `address:port`, each port had a budget of its own.
+    it('counts one client once, whatever port or spelling its proxy writes', async () => {
+      const client = '203.0.113.9';
+      const spellings = [`${client}:1001`, `${client}:1002`, `[::ffff:${client}]`, `[::ffff:${client}]:443`, client, `${client}:1003`, `[::ffff:${client}]:8443`];
+      const statuses: number[] = [];
+      for (const spelling of spellings) statuses.push(await me(server.url, generateToken(), `${spelling}${proxyHop}`));
+      expect(statuses).toEqual([...Array(LIMIT).fill(401), 429, 429]);
+    });
   });
 }
 
