@@ -13,7 +13,20 @@ function pathOf(command: Command): string {
   return names.join(' ');
 }
 
-const helpHint = (path: string) => `(focus ${path === '' ? '' : `${path} `}--help)`;
+export const helpHint = (path: string) => `(focus ${path === '' ? '' : `${path} `}--help)`;
+
+/** The command a command line names (`users add`), as far as its leading words name commands. */
+export function commandPath(program: Command, args: readonly string[]): string {
+  const names: string[] = [];
+  let command: Command = program;
+  for (const arg of args) {
+    const next = command.commands.find((c) => c.name() === arg);
+    if (next === undefined) break;
+    names.push(arg);
+    command = next;
+  }
+  return names.join(' ');
+}
 
 /** The first quoted word of commander's own message: the option or command it is about. */
 const quoted = (message: string) => /'([^']*)'/.exec(message)?.[1] ?? '';

@@ -88,10 +88,10 @@ describeEachDialect('npx focus', (dialect) => {
       focusBin(env, 'users', 'add', 'carol', '--org', '1', '--colour'),
       focusBin({ DATABASE_URL: 'mysql://x' }, 'migrate'),
     ]);
-    expectOneLineFailure(badHandle, /handle .*: Alice$/);
+    expectOneLineFailure(badHandle, /handle .*: Alice \(focus users add --help\)$/);
     expectOneLineFailure(noOrg, /^focus: "users add" needs --org <id> \(focus users add --help\)$/);
-    expectOneLineFailure(textOrg, /org id .*: x$/);
-    expectOneLineFailure(zeroOrg, /org id .*: 0$/);
+    expectOneLineFailure(textOrg, /org id .*: x \(focus users add --help\)$/);
+    expectOneLineFailure(zeroOrg, /org id .*: 0 \(focus users add --help\)$/);
     expectOneLineFailure(unknown, /^focus: unknown command "frobnicate" \(focus --help\)$/);
     expectOneLineFailure(none, /^focus: missing command: one of migrate, users, tokens, serve \(focus --help\)$/);
     expectOneLineFailure(unknownOption, /^focus: unknown option --colour for "users add" \(focus users add --help\)$/);
@@ -157,33 +157,33 @@ describeEachDialect('npx focus', (dialect) => {
     const before = json(await focusBin(env, 'tokens', 'list')) as { data: unknown[] };
     const usersBefore = json(await focusBin(env, 'users', 'list'));
     const cases: [string[], RegExp][] = [
-      [['tokens', 'issue', 'nobody'], /^focus: no user with handle nobody$/],
-      [['tokens', 'issue', 'bob', '--ttl', 'soon'], /^focus: --ttl must be a whole number and a unit s, m, h, d or w .*: soon$/],
-      [['tokens', 'issue', 'bob', '--ttl', '5'], /^focus: --ttl must be a whole number and a unit .*: 5$/],
-      [['tokens', 'issue', 'bob', '--ttl', '1.5d'], /^focus: --ttl must be a whole number and a unit .*: 1\.5d$/],
-      [['tokens', 'issue', 'bob', '--ttl', '-5d'], /^focus: --ttl must be more than zero: -5d$/],
-      [['tokens', 'issue', 'bob', '--ttl', '0h'], /^focus: --ttl must be more than zero: 0h$/],
-      [['tokens', 'issue', 'bob', '--ttl', '99999999d'], /^focus: --ttl 99999999d ends after the year 9999; leave --ttl out for a token that never expires$/],
+      [['tokens', 'issue', 'nobody'], /^focus: no user with handle nobody \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', 'soon'], /^focus: --ttl must be a whole number and a unit s, m, h, d or w .*: soon \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', '5'], /^focus: --ttl must be a whole number and a unit .*: 5 \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', '1.5d'], /^focus: --ttl must be a whole number and a unit .*: 1\.5d \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', '-5d'], /^focus: --ttl must be more than zero: -5d \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', '0h'], /^focus: --ttl must be more than zero: 0h \(focus tokens issue --help\)$/],
+      [['tokens', 'issue', 'bob', '--ttl', '99999999d'], /^focus: --ttl 99999999d ends after the year 9999; leave --ttl out for a token that never expires \(focus tokens issue --help\)$/],
       [['tokens', 'issue', 'bob', '--ttl', `${'9'.repeat(400)}s`], /ends after the year 9999/],
       [['tokens', 'issue', 'bob', '--ttl'], /^focus: --ttl needs a value \(focus tokens issue --help\)$/],
-      [['tokens', 'issue', 'bob', '--name', 'a', '--name', 'b'], /^focus: --name given twice$/],
+      [['tokens', 'issue', 'bob', '--name', 'a', '--name', 'b'], /^focus: --name given twice \(focus tokens issue --help\)$/],
       [['tokens', 'issue', 'bob', '--name', '   '], /^focus: --name must be 1–200 characters/],
       [['tokens', 'issue', 'bob', '--name', 'x'.repeat(201)], /^focus: --name must be 1–200 characters/],
-      [['tokens', 'issue', 'bob', '--name', 'a\nb'], /^focus: --name must be .*without control characters$/],
+      [['tokens', 'issue', 'bob', '--name', 'a\nb'], /^focus: --name must be .*without control characters \(focus tokens issue --help\)$/],
       [['tokens', 'issue'], /^focus: "tokens issue" needs <handle> \(focus tokens issue --help\)$/],
       [['tokens', 'issue', 'bob', 'carol'], /^focus: unexpected argument "carol" for "tokens issue" \(focus tokens issue --help\)$/],
-      [['tokens', 'revoke', '-1'], /^focus: token id must be a whole number from 1 to 9007199254740991: -1$/],
-      [['tokens', 'revoke', '1e3'], /^focus: token id must be a whole number from 1 to 9007199254740991: 1e3$/],
-      [['tokens', 'revoke', '99999999999999999999'], /^focus: token id must be a whole number .*: 99999999999999999999$/],
-      [['tokens', 'list', 'Bob'], /^focus: handle must be .*: Bob$/],
-      [['tokens', 'list', 'nobody'], /^focus: no user with handle nobody$/],
+      [['tokens', 'revoke', '-1'], /^focus: token id must be a whole number from 1 to 9007199254740991: -1 \(focus tokens revoke --help\)$/],
+      [['tokens', 'revoke', '1e3'], /^focus: token id must be a whole number from 1 to 9007199254740991: 1e3 \(focus tokens revoke --help\)$/],
+      [['tokens', 'revoke', '99999999999999999999'], /^focus: token id must be a whole number .*: 99999999999999999999 \(focus tokens revoke --help\)$/],
+      [['tokens', 'list', 'Bob'], /^focus: handle must be .*: Bob \(focus tokens list --help\)$/],
+      [['tokens', 'list', 'nobody'], /^focus: no user with handle nobody \(focus tokens list --help\)$/],
       [['tokens'], /^focus: missing command after "tokens": one of issue, list, revoke \(focus tokens --help\)$/],
       [['tokens', 'forge'], /^focus: unknown command "tokens forge" \(focus tokens --help\)$/],
       [['users', 'list', '--all'], /^focus: unknown option --all for "users list" \(focus users list --help\)$/],
       [['users', 'add', 'carol', '--org'], /^focus: --org needs a value \(focus users add --help\)$/],
-      [['users', 'add', 'bob', '--org', '2', '--timezone', 'Mars/Base'], /^focus: --timezone must be an IANA time zone name such as Europe\/Berlin or UTC: Mars\/Base$/],
-      [['users', 'add', 'bob', '--org', '2', '--timezone', '+02:00'], /^focus: --timezone must be an IANA time zone name .*: \+02:00$/],
-      [['users', 'add', 'bob', '--org', '2', '--timezone', 'UTC', '--timezone', 'Europe/Berlin'], /^focus: --timezone given twice$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', 'Mars/Base'], /^focus: --timezone must be an IANA time zone name such as Europe\/Berlin or UTC: Mars\/Base \(focus users add --help\)$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', '+02:00'], /^focus: --timezone must be an IANA time zone name .*: \+02:00 \(focus users add --help\)$/],
+      [['users', 'add', 'bob', '--org', '2', '--timezone', 'UTC', '--timezone', 'Europe/Berlin'], /^focus: --timezone given twice \(focus users add --help\)$/],
       [['users', 'add', 'bob', '--org', '2', '--timezone'], /^focus: --timezone needs a value \(focus users add --help\)$/],
       [['migrate', 'now'], /^focus: unexpected argument "now" for "migrate" \(focus migrate --help\)$/],
       [['--colour'], /^focus: unknown option --colour \(focus --help\)$/],
@@ -276,7 +276,7 @@ describeEachDialect('npx focus', (dialect) => {
 
     // Adding an org without --timezone keeps the zone; a bad zone changes nothing, orgs included.
     expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '2'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
-    expectOneLineFailure(await focusBin(env, 'users', 'add', 'berta', '--org', '9', '--timezone', 'Europe/Berlln'), /IANA time zone .*: Europe\/Berlln$/);
+    expectOneLineFailure(await focusBin(env, 'users', 'add', 'berta', '--org', '9', '--timezone', 'Europe/Berlln'), /IANA time zone .*: Europe\/Berlln \(focus users add --help\)$/);
     expect((json(await focusBin(env, 'users', 'list')) as { data: unknown[] }).data).toContainEqual({ handle: 'berta', org_ids: [1, 2], timezone: 'Europe/Berlin' });
 
     // Run again with --timezone: the zone changes (the server sees it at once), earlier sessions stay put.
