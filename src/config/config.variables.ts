@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, join, resolve, sep } from 'node:path';
+import { isDnsName } from '../toolkit/web-address.js';
 import { type TrustProxy, parseTrustProxy } from './trust-proxy.js';
 
 /*
@@ -30,12 +31,6 @@ const variable = <T>(v: Variable<T>): Variable<T> => v;
 
 const DECIMAL = /^-?\d{1,16}$/;
 
-/**
- * A DNS name (RFC 1123 labels) whose last label is not all digits, so that a mistyped
- * IPv4 address (`999.1.1.1`) is refused here rather than looked up after migrating.
- */
-const HOST_NAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*(?=[A-Za-z0-9-]*[A-Za-z-])[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-
 const integer =
   (min: number, max = Number.MAX_SAFE_INTEGER) =>
   (raw: string | undefined): number | undefined => {
@@ -43,6 +38,9 @@ const integer =
     const value = Number(raw);
     return Number.isSafeInteger(value) && value >= min && value <= max ? value : undefined;
   };
+
+/** An IP address, or a DNS name that is not a mistyped IPv4 address (`999.1.1.1`), which would only fail after migrating. */
+const isListenHost = (raw: string) => isIP(raw) !== 0 || (isDnsName(raw) && !/^[0-9.]+$/.test(raw));
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -91,7 +89,7 @@ export const VARIABLES = {
     default: '127.0.0.1',
     accepts: 'an IP address or a host name',
     description: 'Interface to listen on; `0.0.0.0` for all',
-    parse: (raw) => (raw !== undefined && (isIP(raw) !== 0 || HOST_NAME.test(raw)) ? raw : undefined),
+    parse: (raw) => (raw !== undefined && isListenHost(raw) ? raw : undefined),
   }),
   logLevel: variable({
     name: 'LOG_LEVEL',

@@ -15,6 +15,9 @@ const ASCII_HOST = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-
 /** No white space and no credentials (`user@`): a URL to block, never one to log in with. */
 const HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/;
 
+/** A DNS name in ASCII (RFC 1123 labels). */
+export const isDnsName = (text: string) => ASCII_HOST.test(text);
+
 /**
  * An `http://` or `https://` URL the WHATWG parser accepts, or a bare host name whose
  * ASCII form (`domainToASCII`, UTS #46) is a DNS name.
@@ -22,5 +25,5 @@ const HTTP_URL = /^https?:\/\/[^\s/?#@]+(?:[/?#]\S*)?$/;
 export function isHostOrHttpUrl(text: string): boolean {
   if (/^https?:\/\//.test(text)) return HTTP_URL.test(text) && URL.canParse(text);
   const ascii = domainToASCII(text);
-  return ascii !== '' && ASCII_HOST.test(ascii);
+  return ascii !== '' && isDnsName(ascii);
 }
