@@ -120,7 +120,12 @@ export type NextPass = (passes: number, timeoutMs: number) => Promise<unknown>;
 export function onCheckpoint(shared: Int32Array): NextPass {
   return (passes, timeoutMs) => {
     const wait = Atomics.waitAsync(shared, 2, passes, timeoutMs);
-    return wait.async ? wait.value : Promise.resolve(wait.value);
+    if (!wait.async) return Promise.resolve(wait.value);
+    // Atomics.waitAsync holds the process open no more than the unreferenced worker does: a
+    // process with nothing else to do (a CLI command, the bench's seeder) ended, exit status
+    // 0, in the middle of a write waiting for room. A timer for the same bound holds it.
+    const hold = setTimeout(() => undefined, timeoutMs);
+    return wait.value.finally(() => clearTimeout(hold));
   };
 }
 

@@ -1,5 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
@@ -151,6 +154,53 @@ describe('SQLite driver', () => {
       await storage.close();
     }
   });
+});
+
+/** A process that has nothing else to do than a write waiting for room (a CLI command, the bench's seeder). */
+const WAITING_WRITER = `
+import BetterSqlite3 from 'better-sqlite3';
+import { statSync } from 'node:fs';
+import { sql } from 'kysely';
+import { openStorage } from ${JSON.stringify(new URL('./database.ts', import.meta.url).pathname)};
+const [url, file, rows] = process.argv.slice(2);
+const storage = openStorage({ databaseUrl: url });
+await sql\`create table room_filler (x blob not null)\`.execute(storage.db);
+// Until the checkpointer's first report a write does not wait: it is running once it has copied something.
+const before = statSync(file).size;
+await sql\`with recursive n(i) as (select 1 union all select i + 1 from n where i < 50) insert into room_filler select randomblob(4000) from n\`.execute(storage.db);
+for (let tries = 0; statSync(file).size === before && tries < 500; tries++) await new Promise((r) => setTimeout(r, 20));
+const reader = new BetterSqlite3(file);
+reader.exec('begin');
+reader.prepare('select count(*) from orgs').get();
+await sql\`with recursive n(i) as (select 1 union all select i + 1 from n where i < \${Number(rows)}) insert into room_filler select randomblob(4000) from n\`.execute(storage.db);
+// The worker reports the long log within 20 ms of finding nothing it may copy.
+await new Promise((r) => setTimeout(r, 500));
+await storage.transaction((trx) => trx.insertInto('orgs').values({ id: 79, created_at: '2026-01-01T00:00:00.000Z' }).execute());
+process.stdout.write('written');
+reader.exec('commit');
+reader.close();
+await storage.close();
+`;
+
+describe('a process whose only work is a write waiting for room', () => {
+  const fixture = useStorageFixture('sqlite');
+  // Found by the bench: its seeder exited with status 0 halfway, nothing printed.
+  it('stays alive until the write is done', () => {
+    const file = sqlitePath(fixture.database.url);
+    // Inside the checkout (ignored by git), so that the script resolves the project's packages.
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    mkdirSync(join(root, '.vitest-tmp'), { recursive: true });
+    const script = join(mkdtempSync(join(root, '.vitest-tmp', 'room-')), 'writer.mts');
+    writeFileSync(script, WAITING_WRITER);
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script, fixture.database.url, file, String(LOG_ROOM_PAGES + 1_000)], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(child.stdout).toBe('written');
+  }, 90_000);
 });
 
 /** When a write transaction may begin, from the checkpointer's reports (src/storage/sqlite.checkpointer.ts). */
