@@ -123,9 +123,11 @@ export function onCheckpoint(shared: Int32Array): NextPass {
     if (!wait.async) return Promise.resolve(wait.value);
     // Atomics.waitAsync holds the process open no more than the unreferenced worker does: a
     // process with nothing else to do (a CLI command, the bench's seeder) ended, exit status
-    // 0, in the middle of a write waiting for room. A timer for the same bound holds it.
-    const hold = setTimeout(() => undefined, timeoutMs);
-    return wait.value.finally(() => clearTimeout(hold));
+    // 0, in the middle of a write waiting for room. A timer for the same bound holds it, and
+    // ends the wait itself: the wait's own timeout, firing a moment later, holds nothing.
+    let hold: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed-out'>((resolve) => (hold = setTimeout(() => resolve('timed-out'), timeoutMs)));
+    return Promise.race([wait.value, timedOut]).finally(() => clearTimeout(hold));
   };
 }
 

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -190,13 +190,15 @@ describe('a process whose only work is a write waiting for room', () => {
     // Inside the checkout (ignored by git), so that the script resolves the project's packages.
     const root = fileURLToPath(new URL('../..', import.meta.url));
     mkdirSync(join(root, '.vitest-tmp'), { recursive: true });
-    const script = join(mkdtempSync(join(root, '.vitest-tmp', 'room-')), 'writer.mts');
+    const dir = mkdtempSync(join(root, '.vitest-tmp', 'room-'));
+    const script = join(dir, 'writer.mts');
     writeFileSync(script, WAITING_WRITER);
     const child = spawnSync(process.execPath, ['--import', 'tsx', script, fixture.database.url, file, String(LOG_ROOM_PAGES + 1_000)], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
     });
+    rmSync(dir, { recursive: true, force: true });
     expect(child.stderr).toBe('');
     expect(child.status).toBe(0);
     expect(child.stdout).toBe('written');
