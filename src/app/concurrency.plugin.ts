@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { requestDropped } from './drain.plugin.js';
 
 /**
  * Lets at most `max` requests of the plugin it is added to run at once; the others wait
@@ -13,11 +14,12 @@ import fp from 'fastify-plugin';
  */
 export function addConcurrencyGate(app: FastifyInstance, max: number): void {
   let running = 0;
-  const waiting: { start: () => void; gone: boolean; socket: { destroyed: boolean } }[] = [];
+  const waiting: { start: () => void; drop: () => void; gone: boolean; socket: { destroyed: boolean } }[] = [];
   const next = () => {
     for (let turn = waiting.shift(); turn !== undefined; turn = waiting.shift()) {
       // Closing a connection ends its pipelined requests one after another: skip those whose turn comes in between.
       if (!turn.gone && !turn.socket.destroyed) return turn.start();
+      turn.drop();
     }
     running--;
   };
@@ -28,8 +30,10 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
     // response will emit neither 'finish' nor 'close' again, so a slot it took would never
     // come back, and 16 such requests wedged the API. Like one gone while waiting, it never starts.
     const { socket } = request.raw;
-    if (reply.raw.destroyed || socket.destroyed) return;
-    const turn = { start: () => done(), gone: false, socket };
+    // A dropped request is never answered: the drain must not wait for its response at shutdown.
+    const drop = () => requestDropped(reply.raw);
+    if (reply.raw.destroyed || socket.destroyed) return drop();
+    const turn = { start: () => done(), drop, gone: false, socket };
     let holding = false;
     const finished = () => {
       release.delete(reply.raw);
@@ -38,7 +42,10 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
       if (holding) {
         holding = false;
         next();
-      } else turn.gone = true;
+      } else {
+        turn.gone = true;
+        drop();
+      }
     };
     // 'finish' when the response is sent; 'close' also when the connection ends first. A
     // pipelined response waiting behind an earlier one on its connection is not attached to

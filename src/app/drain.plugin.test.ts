@@ -6,6 +6,7 @@ import { rawConnect, sleep } from '../../test/helpers/raw-http.js';
 import { createAuthService } from '../features/auth/auth.service.js';
 import { openStorage } from '../storage/database.js';
 import { buildApp } from './app.js';
+import { addConcurrencyGate } from './concurrency.plugin.js';
 import { drainPlugin } from './drain.plugin.js';
 
 /*
@@ -138,5 +139,31 @@ describe('closing with requests in flight', () => {
     await within(2_000, conn.closed);
     expect(conn.received()).toContain('last part');
     expect(await within(2_000, closing)).toBeLessThan(2_000);
+  });
+
+  it('does not wait for requests the concurrency gate dropped because their clients went away', async () => {
+    const app = Fastify({ logger: false });
+    await app.register(drainPlugin);
+    let release: (() => void) | undefined;
+    await app.register((api, _options, done) => {
+      addConcurrencyGate(api, 1);
+      api.get('/hold', () => new Promise((resolve) => (release = () => resolve({ ok: true }))));
+      api.get('/quick', () => ({ ok: true }));
+      done();
+    });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    const holder = fetch(`${base}/hold`);
+    await sleep(50);
+    // One client hangs up while it waits its turn, one pipelines three requests and hangs up:
+    // none of them ever starts, and none is answered.
+    await leaveMidRequest(base, '/quick');
+    const pipelined = await rawConnect(base);
+    pipelined.write('GET /quick HTTP/1.1\r\nHost: focus\r\n\r\n'.repeat(3));
+    await sleep(50);
+    pipelined.destroy();
+    await sleep(50);
+    release?.();
+    expect((await holder).status).toBe(200);
+    expect(await within(3_000, app.close())).toBeLessThan(1_000);
   });
 });

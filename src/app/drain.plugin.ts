@@ -10,6 +10,18 @@ const SWEEP_MS = 100;
  */
 export const ABANDONED_HANDLERS_WAIT_MS = 2_000;
 
+/** Per response the drain still counts: stops counting it (once). */
+const settlers = new WeakMap<ServerResponse, () => void>();
+
+/**
+ * Tells the drain that a request was dropped before its handler ran (the concurrency gate
+ * never starts one whose client went away): nothing will end its response, and nothing
+ * of it uses storage any more, so closing must not wait for it.
+ */
+export function requestDropped(response: ServerResponse): void {
+  settlers.get(response)?.();
+}
+
 /*
  * Closing ends every connection as soon as it has no response in flight. Node's
  * `server.close()` closes the connections idle at that moment and waits for every other
@@ -62,8 +74,10 @@ export const drainPlugin = fp(
       const settle = () => {
         if (ended) return;
         ended = true;
+        settlers.delete(res);
         if (--unended === 0) whenNoneUnended?.();
       };
+      settlers.set(res, settle);
       res.end = ((...args: unknown[]) => {
         settle();
         return end(...args);
