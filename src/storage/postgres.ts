@@ -63,6 +63,22 @@ class TranslatingPostgresDialect extends PostgresDialect {
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|58)/;
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
+/**
+ * What an operator needs to find the fault: the driver's words, which name the host and
+ * port it could not reach (`connect ECONNREFUSED 127.0.0.1:5432`) and never the password.
+ * Node's connection attempt to a name with several addresses fails with an empty message:
+ * then the code and the address of each attempt.
+ */
+function unavailableDetail(error: Error, code: string | undefined): string {
+  if (error.message !== '') return error.message;
+  const attempts = error instanceof AggregateError ? (error.errors as unknown[]) : [error];
+  const where = attempts.flatMap((e) => {
+    const { address, port } = e as { address?: string; port?: number };
+    return address === undefined ? [] : [port === undefined ? address : `${address}:${port}`];
+  });
+  return [code ?? 'no code', ...where].join(' ');
+}
+
 function translatePostgresError(error: unknown): StorageError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, constraint } = error as Error & { code?: string; constraint?: string };
@@ -71,7 +87,7 @@ function translatePostgresError(error: unknown): StorageError | undefined {
   if (code === '40001' || code === '40P01') return new TransactionConflictError(error.message, code, error);
   if ((code !== undefined && (UNAVAILABLE_SQLSTATE.test(code) || NETWORK_CODES.has(code))) ||
       /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end/i.test(error.message)) {
-    return new StorageUnavailableError('database unavailable', code, error);
+    return new StorageUnavailableError(`database unavailable (${unavailableDetail(error, code)})`, code, error);
   }
   return undefined;
 }

@@ -205,12 +205,15 @@ describeEachDialect('storage error translation', (dialect) => {
       }
     });
 
-    it('a refused connection is a StorageUnavailableError', async () => {
-      const down = openStorage({ databaseUrl: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 500 });
+    it('a refused connection is a StorageUnavailableError that names where it was refused, never the password', async () => {
+      const down = openStorage({ databaseUrl: 'postgres://postgres:hunter2-secret@127.0.0.1:1/test', connectTimeoutMs: 500 });
       try {
         const error = await caught(down.ping());
         expect((error as { code?: string }).code).toBe('ECONNREFUSED');
         expect(error).toBeInstanceOf(StorageUnavailableError);
+        // What `focus serve` prints when it cannot start: the operator sees which host and port.
+        expect((error as Error).message).toBe('database unavailable (connect ECONNREFUSED 127.0.0.1:1)');
+        expect((error as Error).message).not.toContain('hunter2');
       } finally {
         await down.close();
       }
