@@ -10,14 +10,16 @@ import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation } from './sessions.schema.js';
 
 /**
- * The item a request about one occurrence shows: a one-off session as a whole, or that
- * occurrence of a series with its instants and whether it is completed (the series is,
- * or its host completed that day).
+ * The item a request about one day shows: for ONE_OFF a one-off session as a whole; for a
+ * date, the session on that day with its instants and whether it is completed (the
+ * session is, or for a series its host completed that day; a host completing a one-off
+ * session completes the session).
  */
 export async function occurrenceItem(ctx: SessionsContext, db: Db, row: SessionWithCreator, date: string): Promise<ItemKey> {
   if (date === ONE_OFF) return { id: row.id };
   const completed =
-    row.status === 'completed' || (await ctx.participants.hostCompletions(db, { sessionIds: [row.id], from: date, to: date })).size > 0;
+    row.status === 'completed' ||
+    (row.is_recurring === 1 && (await ctx.participants.hostCompletions(db, { sessionIds: [row.id], from: date, to: date })).size > 0);
   const view = occurrenceView(row, date);
   return { id: row.id, occurrence: { date, starts_at: view.starts_at, ends_at: view.ends_at, completed } };
 }

@@ -50,10 +50,7 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
     const resolved = resolveOccurrence(row, exceptions, date);
     // A one-off session asked for on its day reads as a dated listing shows it: with its occurrence_date.
-    item =
-      resolved === ONE_OFF
-        ? { id, occurrence: { date: row.schedule, starts_at: row.starts_at, ends_at: row.ends_at, completed: row.status === 'completed' } }
-        : await occurrenceItem(ctx, db, row, resolved);
+    item = await occurrenceItem(ctx, db, row, resolved === ONE_OFF ? row.schedule : resolved);
   }
   return recordOf(ctx, db, user, item);
 }
