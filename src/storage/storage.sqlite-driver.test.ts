@@ -14,6 +14,22 @@ import { useStorageFixture } from '../../test/helpers/harness.js';
 describe('SQLite driver', () => {
   const fixture = useStorageFixture('sqlite');
 
+  it('hands rows over as plain objects whatever the column names', async () => {
+    // Rows are built by a function compiled from the column names: names that would break or
+    // change that source must come back as written, and `__proto__` must stay a plain column.
+    const names = ['a"b', 'c\\d', "e'f", 'g`h', '${i}', 'line\nbreak', '}; throw 1; ({', '__proto__', 'constructor'];
+    const columns = names.map((name, i) => sql`${i + 1} as ${sql.id(name)}`);
+    const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)}, 10 as twice, 11 as twice`.execute(fixture.storage.db);
+    const row = rows[0] as Record<string, number>;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual([...names, 'twice']);
+    names.forEach((name, i) => expect(Object.getOwnPropertyDescriptor(row, name)?.value).toBe(i + 1));
+    // A repeated name keeps the last value, as better-sqlite3's own row objects do.
+    expect(row.twice).toBe(11);
+    const plain = await sql<{ x: number; y: string }>`select 1 as x, 'two' as y`.execute(fixture.storage.db);
+    expect(plain.rows).toEqual([{ x: 1, y: 'two' }]);
+  });
+
   it('lets pending I/O and timers run before each statement outside a transaction', async () => {
     // better-sqlite3 answers synchronously: without the pause the query below would resolve
     // within the same turn of the event loop, before the immediate callback.
