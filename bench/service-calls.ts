@@ -15,6 +15,8 @@ export { type SessionModel, columnsOf as sessionColumns } from '../src/features/
 /** A session's writable state with every optional field at its default. */
 export { MAX_REMOVED_OCCURRENCES, MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
 export { MAX_TASK_PAGE } from '../src/features/tasks/tasks.schema.js';
+/** SQLite: past this many pages in the write-ahead log, a commit checkpoints on the event loop. */
+export { BACKSTOP_CHECKPOINT_PAGES } from '../src/storage/sqlite.checkpointer.js';
 export { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
 /** The Node flags `focus serve` runs with: the bench starts the service the same way. */
 export { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';
