@@ -79,7 +79,8 @@ function unavailableDetail(error: Error, code: string | undefined): string {
   return [code ?? 'no code', ...where].join(' ');
 }
 
-function translatePostgresError(error: unknown): StorageError | undefined {
+/** Exported for its test: driver errors that need a connection this machine cannot make. */
+export function translatePostgresError(error: unknown): StorageError | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, constraint } = error as Error & { code?: string; constraint?: string };
   if (code === '23505') return new UniqueViolationError(error.message, code, error, constraint);

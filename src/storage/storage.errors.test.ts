@@ -1,8 +1,10 @@
+import net from 'node:net';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
+import { translatePostgresError } from './postgres.js';
 import { openSqlite, sqlitePath } from './sqlite.js';
 import {
   ForeignKeyViolationError,
@@ -266,4 +268,34 @@ describeEachDialect('storage error translation', (dialect) => {
       }
     });
   }
+});
+
+describe('PostgreSQL connection errors without a server', () => {
+  it('a name with several addresses, all refused, names each attempt', async () => {
+    // Node reports a connection to a name with several addresses, each refused, as an
+    // AggregateError with an empty message. The name resolves here to two loopback
+    // addresses with nothing listening on port 1, whatever this machine's resolver says.
+    class TwoAddresses extends net.Socket {
+      override connect(...args: unknown[]): this {
+        const [port, host] = args as [number, string];
+        return super.connect({
+          port,
+          host,
+          autoSelectFamily: true,
+          lookup: ((_name: string, options: { all?: boolean }, callback: (...a: unknown[]) => void) =>
+            options.all === true
+              ? callback(null, [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }])
+              : callback(null, '127.0.0.1', 4)) as unknown as net.LookupFunction,
+        });
+      }
+    }
+    const client = new pg.Client({ host: 'db.example.test', port: 1, user: 'focus', password: 'hunter2-secret', stream: () => new TwoAddresses() });
+    const error = await caught(client.connect());
+    expect(error).toBeInstanceOf(AggregateError);
+    expect((error as Error).message).toBe('');
+    const translated = translatePostgresError(error);
+    expect(translated).toBeInstanceOf(StorageUnavailableError);
+    expect(translated?.message).toBe('database unavailable (ECONNREFUSED 127.0.0.1:1 ::1:1)');
+    expect(translated?.message).not.toContain('hunter2');
+  });
 });
