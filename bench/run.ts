@@ -437,6 +437,8 @@ interface Outcome {
   rssSeries?: number[];
 }
 
+const logPeak = (pages: number) => `write-ahead log up to ${pages.toLocaleString('en-US')} pages`;
+
 function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 }
@@ -785,7 +787,7 @@ async function main(): Promise<void> {
       const against = sc.against === undefined ? undefined : outcomes.find((o) => o.name === sc.against);
       if (against !== undefined) outcome.ratio = { against: against.name, value: outcome.reqPerSec / against.reqPerSec };
       outcomes.push(outcome);
-      const wal = outcome.peakLogPages === undefined ? '' : `, write-ahead log up to ${outcome.peakLogPages.toLocaleString('en-US')} pages`;
+      const wal = outcome.peakLogPages === undefined ? '' : `, ${logPeak(outcome.peakLogPages)}`;
       process.stderr.write(`  done: ${sc.name} — ${outcome.reqPerSec.toFixed(0)} req/s, p99 ${outcome.p99} ms, load ${outcome.load1}${wal}\n`);
     }
 
@@ -980,7 +982,7 @@ function checkGoals({ outcomes, plans, dialect, interleaved, identical, costs, r
   const stalls = outcomes.filter((o) => o.loopDelay !== undefined);
   if (stalls.length > 0) {
     const worst = stalls.reduce((a, b) => ((a.loopDelay?.max ?? 0) >= (b.loopDelay?.max ?? 0) ? a : b));
-    const wal = worst.peakLogPages === undefined ? '' : `; write-ahead log up to ${worst.peakLogPages.toLocaleString('en-US')} pages meanwhile (backstop ${BACKSTOP_CHECKPOINT_PAGES.toLocaleString('en-US')})`;
+    const wal = worst.peakLogPages === undefined ? '' : `; ${logPeak(worst.peakLogPages)} meanwhile (backstop ${BACKSTOP_CHECKPOINT_PAGES.toLocaleString('en-US')})`;
     goals.push({ goal: 'no event-loop stall over 100 ms in any scenario', ok: (worst.loopDelay?.max ?? 0) <= 100, detail: `worst ${worst.loopDelay?.max} ms (${worst.name})${wal}` });
   }
   return goals;
