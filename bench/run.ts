@@ -9,8 +9,8 @@
  * Everything taken from src/ comes through ./service-calls.ts.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, endianness, loadavg, tmpdir, totalmem } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,7 @@ import { type Plan, explainCalls } from './explain.js';
 import { type LiveGoal, benchLive } from './live.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
 import { benchWebhooks } from './webhooks.js';
-import { BACKSTOP_CHECKPOINT_PAGES, MIGRATION_BASE, SERVE_NODE_FLAGS, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall } from './service-calls.js';
+import { BACKSTOP_CHECKPOINT_PAGES, MIGRATION_BASE, SERVE_NODE_FLAGS, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall, walIndexReader } from './service-calls.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -239,23 +239,6 @@ function rssKb(pid: number): { rss: number; hwm: number } {
   }
 }
 
-/**
- * How many pages a SQLite write-ahead log holds now: `mxFrame` of the wal-index header, the
- * 32-bit word at byte 16 of the `-shm` file, in the machine's byte order. The `-wal` file's
- * size would not do: the log starts over at its beginning and the file never shrinks.
- */
-function logPages(shmFile: string): number {
-  let fd: number | undefined;
-  try {
-    fd = openSync(shmFile, 'r');
-    const header = Buffer.alloc(20);
-    return readSync(fd, header, 0, 20, 0) === 20 ? (endianness() === 'LE' ? header.readUInt32LE(16) : header.readUInt32BE(16)) : 0;
-  } catch {
-    return 0;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -293,8 +276,8 @@ interface Service {
   child: ChildProcess;
   base: string;
   probeFile: string;
-  /** SQLite: the `-shm` file of the service's database, from which each scenario samples the log's length. */
-  shmFile?: string;
+  /** SQLite: the service's database file, whose write-ahead log each scenario samples (walIndexReader). */
+  sqliteFile?: string;
 }
 
 async function startService(url: string, sqliteFile?: string): Promise<Service> {
@@ -320,7 +303,7 @@ async function startService(url: string, sqliteFile?: string): Promise<Service> 
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return { child, base, probeFile, ...(sqliteFile === undefined ? {} : { shmFile: `${sqliteFile}-shm` }) };
+      if ((await fetch(`${base}/healthz`)).ok) return { child, base, probeFile, ...(sqliteFile === undefined ? {} : { sqliteFile }) };
     } catch {
       /* not listening yet */
     }
@@ -617,19 +600,21 @@ async function runScenario(sc: Scenario, service: Service, baseline: { child: Ch
   if (sc.target === 'service') await loopDelay(service);
   let peak = 0;
   let peakLog = 0;
-  const shmFile = sc.target === 'service' ? service.shmFile : undefined;
+  const sqliteFile = sc.target === 'service' ? service.sqliteFile : undefined;
+  const walIndex = sqliteFile === undefined ? undefined : walIndexReader(sqliteFile);
   const series: number[] = [];
   const sampler = setInterval(() => {
     const { rss } = rssKb(pid);
     peak = Math.max(peak, rss);
     series.push(rss);
-    if (shmFile !== undefined) peakLog = Math.max(peakLog, logPages(shmFile));
+    if (walIndex !== undefined) peakLog = Math.max(peakLog, walIndex.read()?.pages ?? 0);
   }, 100);
   const bystander = sc.bystander
     ? runCannon({ url: service.base, connections: 1, overallRate: 20, duration: secs, requests: [{ method: 'GET', path: '/api/v1/tasks', headers: bearer(seeded.reader.token) }] })
     : undefined;
   const result = await runCannon({ ...base, duration: secs });
   clearInterval(sampler);
+  walIndex?.close();
   const side = bystander === undefined ? undefined : await bystander;
   const outcome: Outcome = {
     name: sc.name,
@@ -644,7 +629,7 @@ async function runScenario(sc: Scenario, service: Service, baseline: { child: Ch
     errors: result.errors,
     bytesPerResponse: Math.round(result.throughput.total / Math.max(1, result.requests.total)),
     peakRssMb: Math.round(peak / 102.4) / 10,
-    ...(shmFile === undefined ? {} : { peakLogPages: peakLog }),
+    ...(walIndex === undefined ? {} : { peakLogPages: peakLog }),
     load1: Math.round((loadavg()[0] ?? 0) * 100) / 100,
     ...(result.requests.total < conns ? { saturated: true } : {}),
     ...(alone === undefined ? {} : { alone }),

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { walIndexReader } from './sqlite.wal-index.js';
 
 /**
  * The service connection's own automatic checkpoint, in pages: only a backstop for when the
@@ -85,9 +86,16 @@ export interface Checkpointer {
   /**
    * Resolves when a write transaction may begin: at once while the log is within
    * LOG_ROOM_PAGES; past it, once a fresh checkpoint has copied all of it (the write then
-   * starts the log over), once the worker is gone, or after ROOM_WAIT_MS.
+   * starts the log over), once the worker is gone, or after ROOM_WAIT_MS. True when it found
+   * room; false when it stopped waiting without (the write then goes ahead regardless).
    */
-  room(): Promise<void>;
+  room(): Promise<boolean>;
+  /**
+   * Whether the log, as it is at this moment, is past LOG_ROOM_PAGES and not wholly copied:
+   * a write beginning now would lengthen it further rather than start it over. Asked once
+   * the write lock is held, since writes that found room together then commit one by one.
+   */
+  crowded(): boolean;
   /** Stops the worker after a last checkpoint; resolves once it has exited. */
   stop(): Promise<void>;
 }
@@ -131,19 +139,22 @@ export function onCheckpoint(shared: Int32Array): NextPass {
   };
 }
 
-/** Waits until `mayWrite` or `gone()`, looking again after each `nextPass`, for at most `waitMs`. */
-export async function waitForRoom(report: () => LogReport, gone: () => boolean, nextPass: NextPass, waitMs = ROOM_WAIT_MS): Promise<void> {
+/** Waits until `mayWrite` (true) or `gone()` (false), looking again after each `nextPass`, for at most `waitMs` (false). */
+export async function waitForRoom(report: () => LogReport, gone: () => boolean, nextPass: NextPass, waitMs = ROOM_WAIT_MS): Promise<boolean> {
   const from = report();
   const deadline = Date.now() + waitMs;
-  for (let now = from; !mayWrite(from, now) && !gone(); now = report()) {
+  for (let now = from; !mayWrite(from, now); now = report()) {
     const left = deadline - Date.now();
-    if (left <= 0) return;
+    if (gone() || left <= 0) return false;
     await nextPass(now.passes, left);
   }
+  return true;
 }
 
 /** Starts checkpointing the database file at `path` off the event loop. */
 export function startCheckpointer(path: string): Checkpointer {
+  // The log's length as it is now, not as of the worker's last pass (sqlite.wal-index.ts).
+  const walIndex = walIndexReader(path);
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // [frames in the log, frames copied, checkpoints run], written by the worker after each checkpoint.
   const shared = new Int32Array(new SharedArrayBuffer(12));
@@ -163,10 +174,14 @@ export function startCheckpointer(path: string): Checkpointer {
   return {
     room: () =>
       waitForRoom(
-        () => ({ log: Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
+        () => ({ log: walIndex.read()?.pages ?? Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
         () => exited,
         onCheckpoint(shared),
       ),
+    crowded() {
+      const wal = walIndex.read();
+      return wal !== undefined && wal.pages > LOG_ROOM_PAGES && wal.copied < wal.pages;
+    },
     async stop() {
       // Held by the worker until it has exited: unreferenced, a process with nothing else left
       // to do would end while waiting for it, before whatever comes after the close.
@@ -175,6 +190,7 @@ export function startCheckpointer(path: string): Checkpointer {
         worker.postMessage('stop');
       }
       await exit;
+      walIndex.close();
     },
   };
 }

@@ -163,8 +163,10 @@ export interface OpenedSqlite {
   dataVersion: () => string;
   /** Stops what runs beside the connection (the checkpointer); before closing it. */
   stop: () => Promise<void>;
-  /** Resolves when a write transaction may begin without outrunning the checkpointer (Checkpointer.room). */
-  writeRoom: () => Promise<void>;
+  /** Resolves when a write transaction may begin without outrunning the checkpointer (Checkpointer.room): true when it found room. */
+  writeRoom: () => Promise<boolean>;
+  /** Whether a write beginning now would lengthen a log past the room (Checkpointer.crowded). */
+  crowded: () => boolean;
 }
 
 /** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
@@ -192,7 +194,8 @@ export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
     raw,
     dataVersion: () => version.get() as string,
     stop: async () => checkpointer?.stop(),
-    writeRoom: async () => checkpointer?.room(),
+    writeRoom: async () => (await checkpointer?.room()) ?? false,
+    crowded: () => checkpointer?.crowded() ?? false,
   };
 }
 
