@@ -115,7 +115,7 @@ const GIVEN_UP = Symbol('turn given up');
  * together then take the write lock one by one, so each asks again once it holds it, and
  * gives its turn up (an empty transaction) while the others have filled the log. Without
  * that, 16 daily-series writes took the log from 8,192 to 28,675 pages, near the backstop
- * that checkpoints on the event loop (docs/performance.md, "Write stalls").
+ * that checkpoints on the event loop (docs/performance.md, "Writes that outran the room").
  */
 async function roomyTransaction<T>(sqlite: OpenedSqlite, db: Kysely<Database>, fn: (trx: Trx) => Promise<T>): Promise<T> {
   for (let turn = 1; ; turn++) {
