@@ -86,7 +86,7 @@ export interface Checkpointer {
   /**
    * Resolves when a write transaction may begin: at once while the log is within
    * LOG_ROOM_PAGES; past it, once a fresh checkpoint has copied all of it (the write then
-   * starts the log over), once the worker is gone, or after ROOM_WAIT_MS. True when it found
+   * starts the log over), once the worker is gone, or after the room wait (ROOM_WAIT_MS). True when it found
    * room; false when it stopped waiting without (the write then goes ahead regardless).
    */
   room(): Promise<boolean>;
@@ -151,8 +151,8 @@ export async function waitForRoom(report: () => LogReport, gone: () => boolean, 
   return true;
 }
 
-/** Starts checkpointing the database file at `path` off the event loop. */
-export function startCheckpointer(path: string): Checkpointer {
+/** Starts checkpointing the database file at `path` off the event loop; writes wait for room up to `roomWaitMs`. */
+export function startCheckpointer(path: string, roomWaitMs = ROOM_WAIT_MS): Checkpointer {
   // The log's length as it is now, not as of the worker's last pass (sqlite.wal-index.ts).
   const walIndex = walIndexReader(path);
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -177,6 +177,7 @@ export function startCheckpointer(path: string): Checkpointer {
         () => ({ log: walIndex.read()?.pages ?? Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
         () => exited,
         onCheckpoint(shared),
+        roomWaitMs,
       ),
     crowded() {
       const wal = walIndex.read();

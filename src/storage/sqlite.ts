@@ -170,7 +170,7 @@ export interface OpenedSqlite {
 }
 
 /** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
-export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
+export function openSqlite(url: string, lockWaitMs = 5_000, roomWaitMs?: number): OpenedSqlite {
   const path = sqlitePath(url);
   // Never creates directories: a mistyped path must fail, not start an empty database elsewhere.
   const raw = new BetterSqlite3(path);
@@ -184,7 +184,7 @@ export function openSqlite(url: string, lockWaitMs = 5_000): OpenedSqlite {
   // keyword listing ran much faster with 64 MB (docs/performance.md). Memory is only used as pages are read.
   raw.pragma('cache_size = -65536');
   // Checkpoints run off the event loop (sqlite.checkpointer.ts); an in-memory database has no log.
-  const checkpointer = raw.memory ? undefined : startCheckpointer(raw.name);
+  const checkpointer = raw.memory ? undefined : startCheckpointer(raw.name, roomWaitMs);
   if (checkpointer !== undefined) raw.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect(withStatementCache(raw), lockWaitMs) });
   // data_version moves when another connection (another process) commits; total_changes when this one writes.
