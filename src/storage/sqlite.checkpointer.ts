@@ -14,9 +14,12 @@ export const BACKSTOP_CHECKPOINT_PAGES = 32_768;
  * Pages of write-ahead log past which a write transaction first waits, off the event loop,
  * for the checkpointer to copy the whole log. Under a stream of writes the log is otherwise
  * never wholly copied when the next write begins, so it never starts over and grows until
- * the backstop checkpoints on the event loop.
+ * the backstop checkpoints on the event loop. The log then holds at most this and one write
+ * (roomyTransaction), half the backstop and a daily series; each wait costs about one
+ * checkpoint, so a smaller room means more of them: at 8,192 pages daily-series writes ran
+ * at half their rate (docs/performance.md, "A room for twice as many writes").
  */
-export const LOG_ROOM_PAGES = 8_192;
+export const LOG_ROOM_PAGES = 16_384;
 
 /** The longest a write transaction waits for room; then it goes ahead and the backstop bounds the log. */
 const ROOM_WAIT_MS = 2_000;

@@ -190,17 +190,18 @@ describe('SQLite driver', () => {
       reader.prepare('select count(*) from orgs').get();
       await fill(LOG_ROOM_PAGES + 200).execute(storage.db);
       await new Promise((r) => setTimeout(r, 300));
-      // Six writers arrive while the log is long, each to write 3,000 pages.
-      const write = 3_000;
+      // Six writers arrive while the log is long, each to write 4,000 pages: together more
+      // than the room and one write, which is all the log may hold.
+      const write = 4_000;
       const writes = Array.from({ length: 6 }, () => storage.transaction((trx) => fill(write).execute(trx)));
       await new Promise((r) => setTimeout(r, 200));
       reader.exec('commit');
       await Promise.all(writes);
       // The -wal file never shrinks: its size is the longest the log has been. A write begins
       // only while the log is within the room or wholly copied (it then starts over), so the
-      // log holds at most the room and one write (9,038 pages here). Had every waiting writer
-      // gone ahead once the first found room, it would have reached 6 × 3,000 after starting
-      // over (18,073 measured without the second look once the lock is held).
+      // log holds at most the room and one write (five writes, 20,075 pages here). Had every
+      // waiting writer gone ahead once the first found room, it would have reached 6 × 4,000
+      // after starting over (24,091 measured without the second look once the lock is held).
       const frames = (statSync(`${file}-wal`).size - 32) / (4096 + 24);
       expect(frames).toBeLessThan(LOG_ROOM_PAGES + write + 500);
     } finally {
