@@ -239,7 +239,6 @@ function rssKb(pid: number): { rss: number; hwm: number } {
   }
 }
 
-
 function waitForLine(child: ChildProcess, test: (line: string) => boolean, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffer = '';
