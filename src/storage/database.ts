@@ -19,8 +19,8 @@ export interface StorageSettings {
   statementTimeoutMs?: number;
   /**
    * SQLite: the longest a write transaction waits for the write-ahead log to have room before
-   * it goes ahead regardless (default 2 s, sqlite.checkpointer.ts). Tests that assert the log's bound lengthen
-   * it, so that a disk slowed by other work cannot decide their outcome.
+   * it goes ahead regardless (default 2 s, sqlite.checkpointer.ts). Tests that assert the
+   * log's bound lengthen it, so that a disk slowed by other work cannot decide their outcome.
    */
   roomWaitMs?: number;
 }
@@ -138,7 +138,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
   const url = settings.databaseUrl;
   const dialect: Dialect = isPostgresUrl(url) ? postgresDialect : sqliteDialect;
   const poolSize = settings.poolSize ?? 10;
-  const sqlite = dialect === sqliteDialect ? openSqlite(url, undefined, settings.roomWaitMs) : undefined;
+  const sqlite = dialect === sqliteDialect ? openSqlite(url, { roomWaitMs: settings.roomWaitMs }) : undefined;
   const opened =
     sqlite?.db ??
     openPostgres(url, {

@@ -89,8 +89,9 @@ export interface Checkpointer {
   /**
    * Resolves when a write transaction may begin: at once while the log is within
    * LOG_ROOM_PAGES; past it, once a fresh checkpoint has copied all of it (the write then
-   * starts the log over), once the worker is gone, or after the room wait (ROOM_WAIT_MS). True when it found
-   * room; false when it stopped waiting without (the write then goes ahead regardless).
+   * starts the log over), once the worker is gone, or after the room wait (ROOM_WAIT_MS).
+   * True when it found room; false when it stopped waiting without (the write then goes
+   * ahead regardless).
    */
   room(): Promise<boolean>;
   /**

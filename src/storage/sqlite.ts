@@ -169,8 +169,12 @@ export interface OpenedSqlite {
   crowded: () => boolean;
 }
 
-/** `lockWaitMs`: how long a statement waits for another process's write lock (see waitingForLock). */
-export function openSqlite(url: string, lockWaitMs = 5_000, roomWaitMs?: number): OpenedSqlite {
+/**
+ * `lockWaitMs`: how long a statement waits for another process's write lock (see
+ * waitingForLock); `roomWaitMs`: how long a write waits for room in the write-ahead log
+ * (Checkpointer.room).
+ */
+export function openSqlite(url: string, { lockWaitMs = 5_000, roomWaitMs }: { lockWaitMs?: number; roomWaitMs?: number } = {}): OpenedSqlite {
   const path = sqlitePath(url);
   // Never creates directories: a mistyped path must fail, not start an empty database elsewhere.
   const raw = new BetterSqlite3(path);

@@ -70,7 +70,7 @@ describeEachDialect('storage error translation', (dialect) => {
       const path = sqlitePath(fixture.database.url);
       const holder = new BetterSqlite3(path);
       holder.exec('begin immediate');
-      const impatient = openSqlite(fixture.database.url, 20);
+      const impatient = openSqlite(fixture.database.url, { lockWaitMs: 20 });
       try {
         const error = await caught(
           impatient.db.transaction().execute((trx) => trx.insertInto('orgs').values({ id: 8, created_at: now }).execute()),

@@ -174,8 +174,9 @@ describe('SQLite driver', () => {
   });
 
   it('asks for room again once a write holds the lock: writes that waited together do not all go ahead', async () => {
-    // Copying ~9,000 pages took over the default 2 s wait under CI's load; a write that stops
-    // waiting goes ahead by design, and then the bound below is not what is being tested.
+    // Copying the log (~9,000 pages, when the room was half as long) took over the default
+    // 2 s wait under CI's load; a write that stops waiting goes ahead by design, and then the
+    // bound below is not what is being tested.
     const storage = openStorage({ databaseUrl: fixture.database.url, roomWaitMs: 20_000 });
     const reader = new BetterSqlite3(sqlitePath(fixture.database.url));
     const file = sqlitePath(fixture.database.url);
