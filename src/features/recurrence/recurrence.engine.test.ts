@@ -21,7 +21,6 @@ import {
 } from './recurrence.engine.js';
 import { pattern } from './recurrence.test-helpers.js';
 
-
 const monthlyExact = (start: string, fallback: number, ends: string | null = null) =>
   pattern({ start, occurrence: 'monthly', monthOption: 'exact', fallback, ends });
 

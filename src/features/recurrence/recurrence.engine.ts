@@ -34,7 +34,6 @@ export interface RecurrencePattern {
   exceptions?: ReadonlySet<string>;
 }
 
-
 /**
  * Validates the fields that matter for `p.occurrence` and fills in defaults.
  * Fields that belong to other occurrence kinds are ignored on purpose: a row

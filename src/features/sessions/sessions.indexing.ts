@@ -13,7 +13,6 @@ const EXTEND_AHEAD_DAYS = 30;
 /** Occurrence rows the indexer holds before writing them. */
 const WRITE_ROWS = 20_000;
 
-
 /**
  * What the index holds through, given the horizon it was built to: everything there will
  * ever be (FULLY_INDEXED) once the horizon reaches a one-off day or a series' end.

@@ -19,7 +19,6 @@ const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
  * lists every bad field; a rule whose inputs were rejected by the schema is skipped.
  */
 
-
 /**
  * Why a series has no occurrence at all, or undefined when it has one (or is no series).
  * In practice only a bounded range can be empty (dates end at 9998, removed occurrences
