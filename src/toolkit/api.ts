@@ -17,8 +17,17 @@ export const locationOf = (collection: string, id: number | string) => `${API_PR
  */
 export const PAGE_BYTE_BUDGET = 2 * 1024 * 1024;
 
-/** The first items whose sizes add up to at most PAGE_BYTE_BUDGET, and always at least one. */
-export function withinPageBudget<T>(items: T[], bytesOf: (item: T) => number): T[] {
+/**
+ * The first items whose sizes add up to at most PAGE_BYTE_BUDGET, and always at least one.
+ * `atMost` bounds `bytesOf` from above for less work: when the bounds add up to the budget
+ * or less, the whole page fits and no exact size is computed (an ordinary page).
+ */
+export function withinPageBudget<T>(items: T[], bytesOf: (item: T) => number, atMost?: (item: T) => number): T[] {
+  if (atMost !== undefined) {
+    let bound = 0;
+    for (const item of items) bound += atMost(item);
+    if (bound <= PAGE_BYTE_BUDGET) return items;
+  }
   let total = 0;
   for (let i = 0; i < items.length; i++) {
     total += bytesOf(items[i] as T);
@@ -26,3 +35,12 @@ export function withinPageBudget<T>(items: T[], bytesOf: (item: T) => number): T
   }
   return items;
 }
+
+/** The bytes of a string (or null) as a JSON value. */
+export const jsonStringBytes = (text: string | null): number => (text === null ? 4 : Buffer.byteLength(JSON.stringify(text)));
+
+/**
+ * At least jsonStringBytes, without building a string: a UTF-16 unit takes at most six
+ * bytes in JSON (`\u001f`, a lone surrogate), a pair of them four, plus the quotes.
+ */
+export const jsonStringBytesAtMost = (text: string | null): number => (text === null ? 4 : 6 * text.length + 2);

@@ -3,7 +3,7 @@ import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
-import { withinPageBudget } from '../../toolkit/api.js';
+import { jsonStringBytes, jsonStringBytesAtMost, withinPageBudget } from '../../toolkit/api.js';
 import { type FieldError, conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
@@ -30,9 +30,9 @@ async function failWith(db: Db, user: AuthenticatedUser, body: unknown, errors: 
   throw validationFailed(checkable && !(await isSessionVisible(db, user, sessionId)) ? [...errors, NOT_VISIBLE] : [...errors]);
 }
 
-/** A task record's size as JSON: its variable strings escaped, plus its fixed fields. */
-const jsonBytes = (text: string | null) => (text === null ? 4 : Buffer.byteLength(JSON.stringify(text)));
-const taskBytes = (r: TaskRow) => 250 + jsonBytes(r.context) + jsonBytes(r.source) + jsonBytes(r.source_id);
+/** A task record's size as JSON: its variable strings escaped, plus its fixed fields; and a cheaper bound of it. */
+const taskBytes = (r: TaskRow) => 250 + jsonStringBytes(r.context) + jsonStringBytes(r.source) + jsonStringBytes(r.source_id);
+const taskBytesAtMost = (r: TaskRow) => 250 + jsonStringBytesAtMost(r.context) + jsonStringBytesAtMost(r.source) + jsonStringBytesAtMost(r.source_id);
 
 const keyOf = (source: string, sourceId: SourceId) => `${source}\u0000${sourceIdKey(sourceId)}`;
 
@@ -76,7 +76,7 @@ export function createTasksService(storage: Storage) {
       const limit = query.limit ?? DEFAULT_TASK_PAGE;
       const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, ['number'] as const)[0];
       const rows = await repo.list({ ownerId: user.id, sessionId: query.session_id, isCompleted: query.is_completed, afterId, limit: limit + 1 });
-      const page = withinPageBudget(rows.slice(0, limit), taskBytes);
+      const page = withinPageBudget(rows.slice(0, limit), taskBytes, taskBytesAtMost);
       const last = page.at(-1);
       return {
         data: page.map((r) => toTask(r, user.handle)),
