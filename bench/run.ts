@@ -18,7 +18,7 @@ import type autocannon from 'autocannon';
 import { runCannon } from './cannon.js';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { type Plan, explainCalls } from './explain.js';
+import { type Plan, type StatementCost, explainCalls, statementCost } from './explain.js';
 import { type LiveGoal, benchLive } from './live.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
 import { benchWebhooks } from './webhooks.js';
@@ -726,7 +726,11 @@ async function main(): Promise<void> {
     ['GET /sessions/{id}', seeded.reader.token, { kind: 'getSession', id: seeded.sessionIds.recurring[0] ?? 1 }],
   ];
   const planned: Record<string, Plan[]> = {};
-  for (const [name, token, call] of calls) planned[name] = await explainCalls(storage, await prepareCall(storage, token, call));
+  const statementCosts: Record<string, StatementCost> = {};
+  for (const [name, token, call] of calls) {
+    planned[name] = await explainCalls(storage, await prepareCall(storage, token, call));
+    statementCosts[name] = await statementCost(storage, await prepareCall(storage, token, call));
+  }
   await storage.close();
   log('');
   log('query plans (statements captured from the service functions; ✗ = a big table read without an index):');
@@ -737,6 +741,10 @@ async function main(): Promise<void> {
       for (const line of p.plan) log(`        ${line}`);
     }
   }
+
+  log('');
+  log('statements alone (each call\'s statements run again one after another through the service\'s storage driver: no query building, rendering or HTTP):');
+  for (const [name, cost] of Object.entries(statementCosts)) log(`  ${name}: ${cost.statements} statements, ${cost.ms.toFixed(3)} ms`);
 
   let migration: MigrationCost | undefined;
   if (!args['no-migrations']) {
@@ -832,7 +840,7 @@ async function main(): Promise<void> {
 
   const loadAtEnd = loadavg();
   log(`load average at the end ${loadAtEnd.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min)`);
-  const goals = [...checkGoals({ outcomes, plans: planned, dialect: dialectName, interleaved, identical, costs, reference }), ...live];
+  const goals = [...checkGoals({ outcomes, plans: planned, statementCosts, dialect: dialectName, interleaved, identical, costs, reference }), ...live];
   // Webhooks under load: a database, service and receiver of their own (bench/webhooks.ts).
   if (only === undefined || only.test('webhooks')) goals.push(...(await benchWebhooks({ root: ROOT, url: (await freshDatabase()).url, scale, seconds: duration, connections, log })));
   log('');
@@ -860,6 +868,7 @@ async function main(): Promise<void> {
     comparedWith: reference ?? null,
     goals,
     plans: planned,
+    statementCosts,
   };
   mkdirSync(dirname(args.out), { recursive: true });
   writeFileSync(`${args.out}.json`, `${JSON.stringify(out, null, 2)}\n`);
@@ -887,6 +896,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 interface Judged {
   outcomes: Outcome[];
   plans: Record<string, Plan[]>;
+  statementCosts: Record<string, StatementCost>;
   dialect: string;
   interleaved: Interleaved[];
   identical: Record<string, boolean>;
@@ -894,7 +904,7 @@ interface Judged {
   reference: Reference | undefined;
 }
 
-function checkGoals({ outcomes, plans, dialect, interleaved, identical, costs, reference }: Judged): Goal[] {
+function checkGoals({ outcomes, plans, statementCosts, dialect, interleaved, identical, costs, reference }: Judged): Goal[] {
   const by = (name: string) => outcomes.find((o) => o.name === name);
   const goals: Goal[] = [];
   for (const [name, same] of Object.entries(identical)) {
@@ -917,7 +927,14 @@ function checkGoals({ outcomes, plans, dialect, interleaved, identical, costs, r
   }
   const listings = outcomes.filter((o) => o.group === 'listing');
   for (const o of listings) {
-    if (o.ratio !== undefined) goals.push({ goal: `${o.name} ≥ 0.5× ${TASKS_50}`, ok: o.ratio.value >= 0.5, detail: `${o.ratio.value.toFixed(2)}× (${o.reqPerSec.toFixed(0)} req/s)` });
+    if (o.ratio === undefined) continue;
+    // On SQLite a listing's statements run on the event loop: by themselves they bound its rate.
+    const alone = statementCosts[o.name];
+    const ceiling =
+      dialect === 'sqlite' && alone !== undefined
+        ? `; its ${alone.statements} statements alone take ${alone.ms.toFixed(2)} ms: at most ${(1000 / alone.ms).toFixed(0)} req/s = ${(1000 / alone.ms / (o.reqPerSec / o.ratio.value)).toFixed(2)}×`
+        : '';
+    goals.push({ goal: `${o.name} ≥ 0.5× ${TASKS_50}`, ok: o.ratio.value >= 0.5, detail: `${o.ratio.value.toFixed(2)}× (${o.reqPerSec.toFixed(0)} req/s)${ceiling}` });
   }
   const kb = (bytes: number | undefined) => (bytes === undefined ? '?' : (bytes / 1024).toFixed(0));
   const p99Of = (o: Outcome | undefined) => (o === undefined ? '?' : o.saturated ? `> ${o.duration * 1000}` : String(o.p99));

@@ -79,6 +79,14 @@ function typedQuery<T>(query: Record<string, string>): T {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, NUMERIC_PARAMS.has(k) ? Number(v) : v])) as T;
 }
 
+const sessionsServices = new WeakMap<Storage, ReturnType<typeof createSessionsService>>();
+/** One sessions service per storage, as the server has: calls on the same storage share what it remembers. */
+function sessionsOn(storage: Storage): ReturnType<typeof createSessionsService> {
+  let service = sessionsServices.get(storage);
+  if (service === undefined) sessionsServices.set(storage, (service = createSessionsService(storage)));
+  return service;
+}
+
 /**
  * The call, ready to run in-process as the token's user against a given storage (the bench
  * passes a capturing one). The user is authenticated here, on `storage`, so that only the
@@ -92,9 +100,9 @@ export async function prepareCall(storage: Storage, token: string, call: Service
     case 'listTasks':
       return (on) => createTasksService(on).list(user, typedQuery(call.query));
     case 'listSessions':
-      return (on) => createSessionsService(on).list(user, typedQuery<ListSessionsQuery>(call.query));
+      return (on) => sessionsOn(on).list(user, typedQuery<ListSessionsQuery>(call.query));
     case 'getSession':
-      return (on) => createSessionsService(on).get(user, call.id);
+      return (on) => sessionsOn(on).get(user, call.id);
     default: {
       const unreachable: never = call;
       throw new Error(`unknown call ${JSON.stringify(unreachable)}`);

@@ -9,6 +9,9 @@ import { describeEachDialect, useStorageFixture } from '../../../test/helpers/ha
 import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
 
+/** Statements of one page at most: its keys (with the rare-keyword lookup and the series outside the index), rows, collaborators, next dates, counts. */
+const MAX_PAGE_STATEMENTS = 7;
+
 /** Tables that grow with what people store; reading one without an index makes a page's cost grow with it. */
 const GROWING = ['sessions', 'session_occurrences', 'session_participants', 'session_collaborators', 'session_exceptions', 'users'];
 
@@ -79,6 +82,22 @@ describeEachDialect('session listing plans', (dialect) => {
     ['keyword range', { day_start: '2026-06-01', day_ends: '2026-07-01', keyword: 'review', limit: 50 }],
     ['date before the index', { date: '2020-01-01', limit: 50 }],
   ];
+
+  async function statementsOf(query: ListSessionsQuery): Promise<string[]> {
+    const capture = new StatementCapture();
+    const captured = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
+    const result = await createSessionsService(captured).list(reader, query).finally(() => captured.close());
+    expect(result.data).toHaveLength(query.limit ?? 0);
+    return capture.compiled(storage.db).map((c) => c.sql);
+  }
+
+  // Issue 12: a page is read in a fixed number of statements, however many items it shows.
+  it.each(shapes.filter(([name]) => name !== 'date before the index'))('%s: a page of 50 runs as few statements as a page of 5', async (_name, query) => {
+    const five = await statementsOf({ ...query, limit: 5 });
+    const fifty = await statementsOf(query);
+    expect(fifty.length, fifty.join('\n')).toBe(five.length);
+    expect(fifty.length, fifty.join('\n')).toBeLessThanOrEqual(MAX_PAGE_STATEMENTS);
+  });
 
   it.each(shapes)('%s: every growing table is read through an index', async (_name, query) => {
     for (const { sql: text, plan } of await plansOf(query)) {
