@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { PAGE_BYTE_BUDGET, jsonStringBytes, jsonStringBytesAtMost, withinPageBudget } from './api.js';
+import { PAGE_BYTE_BUDGET, jsonBytes, jsonStringBytesAtMost, withinPageBudget } from './api.js';
 
 // Strings of any UTF-16 units: control characters, lone surrogates and pairs included.
 const anyText = fc.option(fc.string({ unit: 'binary', maxLength: 300 }), { nil: null });
@@ -8,12 +8,12 @@ const anyText = fc.option(fc.string({ unit: 'binary', maxLength: 300 }), { nil: 
 it('bounds a string’s bytes as JSON from above', () => {
   fc.assert(
     fc.property(anyText, (text) => {
-      expect(jsonStringBytesAtMost(text)).toBeGreaterThanOrEqual(jsonStringBytes(text));
+      expect(jsonStringBytesAtMost(text)).toBeGreaterThanOrEqual(jsonBytes(text));
     }),
     { numRuns: 2_000 },
   );
   // The bound is reached: six bytes per control character.
-  expect(jsonStringBytes('\u0001\u0002')).toBe(jsonStringBytesAtMost('\u0001\u0002'));
+  expect(jsonBytes('\u0001\u0002')).toBe(jsonStringBytesAtMost('\u0001\u0002'));
 });
 
 it('cuts a page where its exact sizes say, whether or not a bound is given', () => {
@@ -31,7 +31,7 @@ it('cuts a page where its exact sizes say, whether or not a bound is given', () 
 it('computes no exact size when the bounds fit the budget', () => {
   let exactCalls = 0;
   const items = Array.from({ length: 50 }, () => 'x'.repeat(100));
-  const page = withinPageBudget(items, (t) => ++exactCalls && jsonStringBytes(t), jsonStringBytesAtMost);
+  const page = withinPageBudget(items, (t) => ++exactCalls && jsonBytes(t), jsonStringBytesAtMost);
   expect(page).toHaveLength(50);
   expect(exactCalls).toBe(0);
 });

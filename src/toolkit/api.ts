@@ -36,11 +36,11 @@ export function withinPageBudget<T>(items: T[], bytesOf: (item: T) => number, at
   return items;
 }
 
-/** The bytes of a string (or null) as a JSON value. */
-export const jsonStringBytes = (text: string | null): number => (text === null ? 4 : Buffer.byteLength(JSON.stringify(text)));
+/** The bytes of a value as JSON text (UTF-8). */
+export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * At least jsonStringBytes, without building a string: a UTF-16 unit takes at most six
+ * At least jsonBytes of a string or null, without building a string: a UTF-16 unit takes at most six
  * bytes in JSON (`\u001f`, a lone surrogate), a pair of them four, plus the quotes.
  */
 export const jsonStringBytesAtMost = (text: string | null): number => (text === null ? 4 : 6 * text.length + 2);

@@ -1,5 +1,5 @@
 import type { Storage } from '../../storage/database.js';
-import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
+import { PAGE_BYTE_BUDGET, jsonBytes } from '../../toolkit/api.js';
 import { syncExpired, validationFailed } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -56,8 +56,6 @@ export interface FeedPage {
   entries: PositionedEntry[];
   next: FeedPosition;
 }
-
-const sizeOf = (entry: ChangeEntry) => Buffer.byteLength(JSON.stringify(entry));
 
 /**
  * What a reader is told of log rows that concern it (ChangesRepository.after), given the
@@ -127,7 +125,7 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
     let bytes = 0;
     let place: FeedPosition = at;
     const add = (entry: ChangeEntry) => {
-      const size = sizeOf(entry);
+      const size = jsonBytes(entry);
       if (entries.length >= limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) return false;
       bytes += size;
       entries.push({ entry, position: at.head, changedAt: new Date(at.issuedAt).toISOString() });
@@ -183,7 +181,7 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
     const end = rows.length < SCAN_LIMIT ? undefined : rows.at(-1);
     let next: FeedPosition = { phase: 'log', head: end?.position ?? q.upTo, issuedAt: Math.min(q.readAt, Date.parse(end?.changed_at ?? '') || q.readAt) };
     for (const positioned of feedEntries(user, rows, sessions, tasks)) {
-      const size = sizeOf(positioned.entry);
+      const size = jsonBytes(positioned.entry);
       if (entries.length >= q.limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) {
         // Cut short: the page ends at its last entry, and the rest comes on the next one.
         const stop = entries.at(-1) as PositionedEntry;

@@ -1,5 +1,6 @@
 import { STATUSES, type Status } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
+import { jsonBytes } from '../../toolkit/api.js';
 import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -9,8 +10,6 @@ import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.
 import type { SessionsContext } from './sessions.context.js';
 import { DAY_FIELDS, type RecurrenceFields, type SessionModel, patternOf } from './sessions.model.js';
 import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.schema.js';
-
-const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 /*
  * The rules the JSON schema cannot state: they span fields, need the stored session

@@ -3,7 +3,7 @@ import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
-import { jsonStringBytes, jsonStringBytesAtMost, withinPageBudget } from '../../toolkit/api.js';
+import { jsonBytes, jsonStringBytesAtMost, withinPageBudget } from '../../toolkit/api.js';
 import { type FieldError, conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
@@ -31,7 +31,7 @@ async function failWith(db: Db, user: AuthenticatedUser, body: unknown, errors: 
 }
 
 /** A task record's size as JSON: its variable strings escaped, plus its fixed fields; and a cheaper bound of it. */
-const taskBytes = (r: TaskRow) => 250 + jsonStringBytes(r.context) + jsonStringBytes(r.source) + jsonStringBytes(r.source_id);
+const taskBytes = (r: TaskRow) => 250 + jsonBytes(r.context) + jsonBytes(r.source) + jsonBytes(r.source_id);
 const taskBytesAtMost = (r: TaskRow) => 250 + jsonStringBytesAtMost(r.context) + jsonStringBytesAtMost(r.source) + jsonStringBytesAtMost(r.source_id);
 
 const keyOf = (source: string, sourceId: SourceId) => `${source}\u0000${sourceIdKey(sourceId)}`;
