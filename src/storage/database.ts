@@ -52,8 +52,8 @@ export interface Storage {
    * test `nameContains` on the rows a listing reads anyway: a common word fills a page fast).
    */
   sessionIdsNamed(needle: string, max: number): Promise<number[] | undefined>;
-  /** A session's folded name column (`sessions.search_name`) contains the needle. */
-  nameContains(searchName: Expression<string>, needle: string): Expression<SqlBool>;
+  /** A session's folded name column (`sessions.search_name`) contains `folded`, a needle folded the same way (foldForSearch). */
+  nameContains(searchName: Expression<string>, folded: string): Expression<SqlBool>;
   /**
    * `column in ids` (at least one), as the way the statement finds its rows whatever else
    * it tests. PostgreSQL otherwise ANDed a page's 50 ids with the bitmap of every row the
@@ -159,7 +159,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,
     sessionIdsNamed: (needle, max) => dialect.sessionIdsNamed(db, foldForSearch(needle), max),
-    nameContains: (searchName, needle) => dialect.foldedContains(searchName, foldForSearch(needle)),
+    nameContains: (searchName, folded) => dialect.foldedContains(searchName, folded),
     idIn: (column, ids) => dialect.idIn(column, ids),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
     forUpdateSkipLocked: (query) => (dialect.locksRows ? query.forUpdate().skipLocked() : query),

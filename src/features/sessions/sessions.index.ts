@@ -1,9 +1,10 @@
 import { type ExpressionBuilder, type SqlBool, type Expression, sql } from 'kysely';
 import type { Db, Storage } from '../../storage/database.js';
+import { prepared } from '../../storage/prepared.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { type SessionFilters, involvedIds, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type SessionFilters, type StatementFilters, involvedIds, readerOf, statementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 
 /** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
 export interface DatedKey {
@@ -21,6 +22,7 @@ export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pi
 export const FULLY_INDEXED = '9999-12-31';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
+type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | 'starts_at' | 'ends_at' | 'completed'>;
 
 export interface DatedPageQuery {
   user: AuthenticatedUser;
@@ -49,14 +51,16 @@ export function createOccurrenceIndex(storage: Storage) {
    */
   const instantsOf = (q: Pick<DatedPageQuery, 'from' | 'to'>) => ({ lowest: `${addDays(q.from, -1)}T00:00:00.000Z`, highest: `${addDays(q.to, 2)}T00:00:00.000Z` });
 
+  /** What the statement of a dated page is built from: the query, the reader narrowed, the instants computed. */
+  type PageStatement = Omit<DatedPageQuery, 'user' | 'filters'> & { user: Reader; filters: StatementFilters; lowest: string; highest: string };
+
   /** Conditions every stream of a dated page shares: the range, the cursor and the filters. */
-  function shared(q: DatedPageQuery) {
+  function shared(q: PageStatement) {
     const { filters: f, after } = q;
-    const { lowest, highest } = instantsOf(q);
     return (eb: Occ): Expression<SqlBool> => {
       const terms: Expression<SqlBool>[] = [
-        eb('session_occurrences.starts_at', '>=', lowest),
-        eb('session_occurrences.starts_at', '<', highest),
+        eb('session_occurrences.starts_at', '>=', q.lowest),
+        eb('session_occurrences.starts_at', '<', q.highest),
         eb('session_occurrences.occurrence_date', '>=', q.from),
         eb('session_occurrences.occurrence_date', '<=', q.to),
       ];
@@ -68,15 +72,15 @@ export function createOccurrenceIndex(storage: Storage) {
       if (f.completed === 1) terms.push(sql<SqlBool>`session_occurrences.completed = 1`);
       if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
       if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_occurrences.session_id', 'in', [...f.named]));
-      else if (f.keyword !== undefined) {
-        const { keyword } = f;
+      else if (f.folded !== undefined) {
+        const { folded } = f;
         terms.push(
           eb.exists(
             eb
               .selectFrom('sessions as named')
               .select('named.id')
               .whereRef('named.id', '=', 'session_occurrences.session_id')
-              .where((inner) => storage.nameContains(inner.ref('named.search_name'), keyword)),
+              .where((inner) => storage.nameContains(inner.ref('named.search_name'), folded)),
           ),
         );
       }
@@ -84,8 +88,8 @@ export function createOccurrenceIndex(storage: Storage) {
     };
   }
 
-  function stream(where: (eb: Occ) => Expression<SqlBool>, q: DatedPageQuery) {
-    return storage.db
+  function stream(db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
+    return db
       .selectFrom('session_occurrences')
       .select(['session_occurrences.session_id', 'session_occurrences.occurrence_date', 'session_occurrences.starts_at', 'session_occurrences.ends_at', 'session_occurrences.completed'])
       .where(shared(q))
@@ -96,19 +100,17 @@ export function createOccurrenceIndex(storage: Storage) {
       .limit(q.limit);
   }
 
-  return {
-    /**
-     * The keys of one dated page after the cursor: the first `limit` of each stream
-     * (streamsFor), merged. What another member keeps private is in no stream.
-     */
-    async page(q: DatedPageQuery): Promise<DatedKey[]> {
+  /** The statement of page(). */
+  const pageQuery = prepared(
+    [...READER_PARAMS, ...FILTER_PARAMS, 'from', 'to', 'lowest', 'highest', 'after.startsAt', 'after.id', 'after.date', 'limit'],
+    (db, q: PageStatement) => {
       const { user, filters: f } = q;
       const streams = streamsFor(f);
       const orgs = [...f.orgIds];
       const reads: ReturnType<typeof stream>[] = [];
       if (streams.public) {
         // A literal, so that the partial index of public occurrences matches the query.
-        for (const orgId of orgs) reads.push(stream((eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
+        for (const orgId of orgs) reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
       }
       const visibility = (eb: Occ) => (streams.ownPublic === undefined ? [] : [eb('session_occurrences.is_public', '=', streams.ownPublic)]);
       // The reader's own and involved sessions are few next to an org's: their occurrences
@@ -116,20 +118,48 @@ export function createOccurrenceIndex(storage: Storage) {
       if (streams.own) {
         // A session's starts_at is its first occurrence's: one that starts after the range
         // has nothing in it, and its occurrences are not probed.
-        let own = storage.db
+        let own = db
           .selectFrom('sessions')
           .select('sessions.id')
           .where('sessions.created_by', '=', user.id)
           .where('sessions.org_id', 'in', orgs)
-          .where('sessions.starts_at', '<', instantsOf(q).highest);
+          .where('sessions.starts_at', '<', q.highest);
         // Only the sessions whose occurrences this stream may list are probed.
         if (streams.ownPublic !== undefined) own = own.where('sessions.is_public', '=', streams.ownPublic);
-        reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', own), ...visibility(eb)]), q));
+        reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', own), ...visibility(eb)]), q));
       }
       if (streams.involved) {
-        reads.push(stream((eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(storage.db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
+        reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
       }
-      const rows = (await streamsAsOne(storage.db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit)?.execute()) ?? [];
+      // streamsFor always picks a stream: the own ones whenever the public ones are not read.
+      return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
+    },
+  );
+
+  /** The statement of nextDates: `sessionIds` distinct and at least one. */
+  const nextDatesQuery = prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
+    const nth = (eb: ExpressionBuilder<Database, 'sessions'>, offset: number) =>
+      eb
+        .selectFrom('session_occurrences')
+        .select('session_occurrences.occurrence_date')
+        .whereRef('session_occurrences.session_id', '=', 'sessions.id')
+        .where('session_occurrences.occurrence_date', '>=', q.from)
+        .orderBy('session_occurrences.occurrence_date')
+        .limit(1)
+        .offset(offset);
+    return db
+      .selectFrom('sessions')
+      .select((eb) => ['sessions.id', nth(eb, 0).as('first'), nth(eb, 1).as('second'), nth(eb, 2).as('third')])
+      .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
+  });
+
+  return {
+    /**
+     * The keys of one dated page after the cursor: the first `limit` of each stream
+     * (streamsFor), merged. What another member keeps private is in no stream.
+     */
+    async page(q: DatedPageQuery): Promise<DatedKey[]> {
+      const rows = await pageQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters), ...instantsOf(q) });
       return rows.map((r) => ({ startsAt: r.starts_at, id: r.session_id, date: r.occurrence_date, endsAt: r.ends_at, completed: r.completed === 1 }));
     },
 
@@ -142,20 +172,7 @@ export function createOccurrenceIndex(storage: Storage) {
     async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, string[]>> {
       const out = new Map<number, string[]>();
       if (q.sessionIds.length === 0) return out;
-      const nth = (eb: ExpressionBuilder<Database, 'sessions'>, offset: number) =>
-        eb
-          .selectFrom('session_occurrences')
-          .select('session_occurrences.occurrence_date')
-          .whereRef('session_occurrences.session_id', '=', 'sessions.id')
-          .where('session_occurrences.occurrence_date', '>=', q.from)
-          .orderBy('session_occurrences.occurrence_date')
-          .limit(1)
-          .offset(offset);
-      const rows = await db
-        .selectFrom('sessions')
-        .select((eb) => ['sessions.id', nth(eb, 0).as('first'), nth(eb, 1).as('second'), nth(eb, 2).as('third')])
-        .where((eb) => storage.idIn(eb.ref('sessions.id'), [...new Set(q.sessionIds)]))
-        .execute();
+      const rows = await nextDatesQuery.execute(db, { sessionIds: [...new Set(q.sessionIds)], from: q.from });
       for (const r of rows) {
         const dates = [r.first, r.second, r.third].filter((d): d is string => d !== null);
         if (dates.length > 0) out.set(r.id, dates);

@@ -1,5 +1,5 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { SessionType } from '../../storage/columns.js';
+import { type SessionType, foldForSearch } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -18,6 +18,25 @@ export interface SessionFilters {
    */
   named?: readonly number[];
 }
+
+/** Who reads, as far as a statement needs to know: the rest of the user would split prepared statements by user (storage/prepared.ts). */
+export type Reader = Pick<AuthenticatedUser, 'id' | 'orgIds'>;
+export const readerOf = (user: Reader): Reader => ({ id: user.id, orgIds: user.orgIds });
+
+/** The filters as a statement takes them: the keyword folded as names are (Storage.nameContains). */
+export type StatementFilters = Omit<SessionFilters, 'keyword'> & { folded?: string };
+export function statementFilters(f: SessionFilters): StatementFilters {
+  const { keyword, ...rest } = f;
+  return keyword === undefined ? rest : { ...rest, folded: foldForSearch(keyword) };
+}
+
+/**
+ * The parts of a Reader (at `user`) and of StatementFilters (at `filters`) that reach a
+ * listing's statements only as parameters (storage/prepared.ts): no value, a keyword
+ * included, decides which statement a listing runs.
+ */
+export const READER_PARAMS = ['user.id', 'user.orgIds'];
+export const FILTER_PARAMS = ['filters.orgIds', 'filters.type', 'filters.named', 'filters.folded'];
 
 /** Matches the substring index may hand a listing by id; past this a keyword is tested on the rows read. */
 export const MAX_NAMED_SESSIONS = 1000;
@@ -41,7 +60,7 @@ export interface Streams {
   ownPublic: 0 | 1 | undefined;
 }
 
-export function streamsFor(f: SessionFilters): Streams {
+export function streamsFor(f: Pick<SessionFilters, 'channel' | 'source'>): Streams {
   const publicStream = f.source !== 'user' && f.channel !== 'private';
   // With the public stream read, the reader's public sessions are in it already.
   const personal = !(publicStream && f.channel === 'public');
@@ -50,7 +69,7 @@ export function streamsFor(f: SessionFilters): Streams {
 }
 
 /** Sessions the user collaborates on or has joined (any occurrence of), as a subquery of ids. */
-export function involvedIds(db: Db, user: AuthenticatedUser) {
+export function involvedIds(db: Db, user: Pick<Reader, 'id'>) {
   return db
     .selectFrom('session_collaborators')
     .select('session_collaborators.session_id')

@@ -1,10 +1,12 @@
 import { CompiledQuery, sql } from 'kysely';
+import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import type { AuthenticatedUser } from '../../features/auth/auth.caller.js';
 import { createSessionsService } from './sessions.service.js';
 import type { ListSessionsQuery } from './sessions.schema.js';
 import { toJson } from '../../storage/columns.js';
 import { type Storage, openStorage } from '../../storage/database.js';
+import { preparedReuses } from '../../storage/prepared.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
@@ -25,12 +27,14 @@ describeEachDialect('session listing plans', (dialect) => {
   const fixture = useStorageFixture(dialect);
   let storage: Storage;
   let reader: AuthenticatedUser;
+  let otherReader: AuthenticatedUser;
 
   beforeAll(async () => {
     storage = fixture.storage;
     reader = { ...fixture.user, orgIds: [1, 2] };
     await storage.db.insertInto('orgs').values({ id: 2, created_at: '2026-01-01T00:00:00.000Z' }).execute();
     const other = await storage.db.insertInto('users').values({ handle: 'other', created_at: '2026-01-01T00:00:00.000Z' }).returning('id').executeTakeFirstOrThrow();
+    otherReader = { id: other.id, handle: 'other', orgIds: [2], timezone: 'UTC' };
     const rows = [];
     for (let n = 1; n <= 20_000; n++) {
       // Twenty series began years before the index was written: it holds them only INDEX_PAST_DAYS back.
@@ -125,4 +129,56 @@ describeEachDialect('session listing plans', (dialect) => {
       expect(plan, `${text}\n${plan}`).not.toMatch(/(?<!Only )Index Scan using sessions_(public|own)_listing_idx/);
     }
   });
+
+  // The listing's statements are built once per shape (storage/prepared.ts). Whatever the
+  // filters, cursor and reader, a page must be what statements built for the call give.
+  it('statements prepared once per shape list exactly what statements built for each call list', async () => {
+    // Any plugin makes every prepared statement be built for its call: the reference.
+    const built = openStorage({ databaseUrl: fixture.database.url }, { plugins: [{ transformQuery: (a) => a.node, transformResult: (a) => Promise.resolve(a.result) }] });
+    const reference = createSessionsService(built);
+    const service = createSessionsService(storage);
+    const days = fc.integer({ min: 0, max: 400 }).map((n) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10));
+    // Each filter in one query of four, so that most pages hold something.
+    const sometimes = <T>(values: readonly T[]) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...values) });
+    const filters = fc.record({
+      channel: sometimes(['public', 'private'] as const),
+      source: sometimes(['user', 'organization'] as const),
+      type: sometimes(['drop-in', 'standard'] as const),
+      completed: sometimes([0, 1] as const),
+      keyword: sometimes(['review', 'on', 'session 1', 'zzz']),
+      org_id: sometimes([1, 2]),
+    });
+    const range = fc.option(
+      fc.oneof(
+        days.map((date) => ({ date })),
+        fc.tuple(days, fc.integer({ min: 0, max: 40 })).map(([day, span]) => ({ day_start: day, day_ends: new Date(Date.parse(day) + span * 86_400_000).toISOString().slice(0, 10) })),
+      ),
+      { nil: undefined },
+    );
+    const queries: fc.Arbitrary<ListSessionsQuery> = fc.tuple(filters, range, fc.integer({ min: 1, max: 60 })).map(([f, r, limit]) => ({ ...f, ...r, limit }));
+    let ran = 0;
+    const before = preparedReuses();
+    try {
+      await fc.assert(
+        fc.asyncProperty(queries, fc.constantFrom(reader, otherReader), async (query, user) => {
+          if (query.org_id !== undefined && !user.orgIds.includes(query.org_id)) return;
+          ran++;
+          // Twice, so that the second call runs the shape the first one built.
+          await service.list(user, query);
+          const first = await service.list(user, query);
+          expect(first).toEqual(await reference.list(user, query));
+          if (first.next_cursor !== null) {
+            const next = { ...query, cursor: first.next_cursor };
+            expect(await service.list(user, next)).toEqual(await reference.list(user, next));
+          }
+        }),
+        { numRuns: 50 },
+      );
+    } finally {
+      await built.close();
+    }
+    // Each second call ran at least its keys from a shape the first one built.
+    expect(ran).toBeGreaterThan(20);
+    expect(preparedReuses() - before).toBeGreaterThanOrEqual(ran);
+  }, 120_000);
 });

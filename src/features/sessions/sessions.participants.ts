@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../storage/database.js';
+import { prepared } from '../../storage/prepared.js';
 
 /** A (session, occurrence) pair as a map key. */
 export const occurrenceKey = (sessionId: number, occurrenceDate: string) => `${sessionId}|${occurrenceDate}`;
@@ -15,6 +16,18 @@ const USERS_PER_READ = 500;
 
 export type ParticipantsRepository = ReturnType<typeof createParticipantsRepository>;
 
+/** The statement of counts: both lists distinct and not empty. */
+const countsQuery = prepared(['sessionIds', 'dates'], (db, q: { sessionIds: readonly number[]; dates: readonly string[] }) =>
+  db
+    .selectFrom('session_participants as sp')
+    .innerJoin('sessions', 'sessions.id', 'sp.session_id')
+    .select(['sp.session_id', 'sp.occurrence_date', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('sp.session_id', 'in', q.sessionIds)
+    .where('sp.occurrence_date', 'in', q.dates)
+    .whereRef('sp.user_id', '<>', 'sessions.created_by')
+    .groupBy(['sp.session_id', 'sp.occurrence_date']),
+);
+
 /** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */
 export function createParticipantsRepository() {
   return {
@@ -25,15 +38,7 @@ export function createParticipantsRepository() {
     async counts(db: Db, keys: readonly { sessionId: number; occurrenceDate: string }[]): Promise<Map<string, number>> {
       const out = new Map<string, number>();
       if (keys.length === 0) return out;
-      const rows = await db
-        .selectFrom('session_participants as sp')
-        .innerJoin('sessions', 'sessions.id', 'sp.session_id')
-        .select(['sp.session_id', 'sp.occurrence_date', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('sp.session_id', 'in', [...new Set(keys.map((k) => k.sessionId))])
-        .where('sp.occurrence_date', 'in', [...new Set(keys.map((k) => k.occurrenceDate))])
-        .whereRef('sp.user_id', '<>', 'sessions.created_by')
-        .groupBy(['sp.session_id', 'sp.occurrence_date'])
-        .execute();
+      const rows = await countsQuery.execute(db, { sessionIds: [...new Set(keys.map((k) => k.sessionId))], dates: [...new Set(keys.map((k) => k.occurrenceDate))] });
       for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), Number(r.n));
       return out;
     },

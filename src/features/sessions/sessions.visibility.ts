@@ -52,7 +52,7 @@ function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'orgIds'>):
 }
 
 /** The rule as a condition on the `sessions` row in scope. */
-export function visibleTo(user: AuthenticatedUser) {
+export function visibleTo(user: Pick<AuthenticatedUser, 'id' | 'orgIds'>) {
   return (eb: Sessions): Expression<SqlBool> => visibilityRule(sqlTerms(eb, user), sqlLogic(eb));
 }
 

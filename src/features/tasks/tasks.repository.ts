@@ -1,4 +1,5 @@
 import type { Db, Storage } from '../../storage/database.js';
+import { prepared } from '../../storage/prepared.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { sourceIdColumns } from './tasks.model.js';
 import type { SourceId } from './tasks.schema.js';
@@ -10,6 +11,23 @@ export interface UpsertRow {
 }
 
 export type TasksRepository = ReturnType<typeof createTasksRepository>;
+
+interface ListQuery {
+  ownerId: number;
+  sessionId?: number;
+  isCompleted?: boolean;
+  afterId?: number;
+  limit: number;
+}
+
+/** The statement of list(): the one `GET /tasks` runs, built once per shape (storage/prepared.ts). */
+const listQuery = prepared(['ownerId', 'sessionId', 'afterId', 'limit'], (db: Db, q: ListQuery) => {
+  let query = db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId);
+  if (q.sessionId !== undefined) query = query.where('session_id', '=', q.sessionId);
+  if (q.isCompleted !== undefined) query = query.where('is_completed', '=', q.isCompleted ? 1 : 0);
+  if (q.afterId !== undefined) query = query.where('id', '>', q.afterId);
+  return query.orderBy('id').limit(q.limit);
+});
 
 /** Tasks, always scoped to their owner. Built once per storage (its statement size limit inside). */
 export function createTasksRepository(storage: Storage) {
@@ -34,12 +52,8 @@ export function createTasksRepository(storage: Storage) {
         .execute();
     },
 
-    async list(q: { ownerId: number; sessionId?: number; isCompleted?: boolean; afterId?: number; limit: number }): Promise<TaskRow[]> {
-      let query = storage.db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId);
-      if (q.sessionId !== undefined) query = query.where('session_id', '=', q.sessionId);
-      if (q.isCompleted !== undefined) query = query.where('is_completed', '=', q.isCompleted ? 1 : 0);
-      if (q.afterId !== undefined) query = query.where('id', '>', q.afterId);
-      return query.orderBy('id').limit(q.limit).execute();
+    async list(q: ListQuery): Promise<TaskRow[]> {
+      return listQuery.execute(storage.db, q);
     },
 
     async insert(
