@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
@@ -81,6 +82,15 @@ describeEachDialect('prepared queries', (dialect) => {
     expect(sqlOf({ ...base, name: 'session 1' })).not.toBe(sqlOf(base));
     expect(sqlOf({ ...base, after: { id: 3 } })).not.toBe(sqlOf(base));
     expect(query.compile(storage.db, { ...base, ids: [7, 8], org: 2 }).reused).toBe(true);
+  });
+
+  it('keeps no value of the call that built a shape', () => {
+    // Five ids: a shape no other test builds.
+    query.compile(storage.db, { ids: [41, 42, 43, 44, 45], name: 'first caller', org: 3, limit: 7 });
+    const later = query.compile(storage.db, { ids: [51, 52, 53, 54, 55], name: 'later caller', org: 2, limit: 8 });
+    expect(later.reused).toBe(true);
+    expect(later.query.parameters).toEqual([51, 52, 53, 54, 55, 2, 'later caller', 8]);
+    expect(inspect(later.query, { depth: null })).not.toContain('first caller');
   });
 
   it('never reuses a shape whose builder used a parameter as a value', () => {

@@ -175,7 +175,8 @@ function shapeOf<A extends object, R>(
         return Array.isArray(actual) && actual.length === p.paths.length && p.paths.every((path, j) => Object.is(values.get(path), actual[j]));
     }
   });
-  return same ? { sql: slotted.sql, query: real.query, parameters } : undefined;
+  // The tree built with Slots, not the real one: a shape keeps no caller's values.
+  return same ? { sql: slotted.sql, query: slotted.query, parameters } : undefined;
 }
 
 const containsSlot = (value: unknown): boolean => value instanceof Slot || (Array.isArray(value) && value.some(containsSlot));
