@@ -1,13 +1,40 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects. `fast` is the README's `npm test` (under two minutes on two cores).
+ * `slow` holds what spawns server processes or browsers, restarts, kills, soaks or waits
+ * on the wall clock; `.ci/run` runs it after `npm test`, and `npm run test:slow` runs it
+ * by hand. Naming a file (`npx vitest run path`) finds it in either project.
+ */
+export const SLOW_SUITES = [
+  'test/attacks/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/client/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/fault/**/*.test.ts',
+  'test/multi-instance/**/*.test.ts',
+  'test/server/**/*.test.ts',
+  'test/webhooks/**/*.test.ts',
+  'test/security/**/*.test.ts',
+  'test/limits/token-hygiene.test.ts',
+  // Waits for the next minute of the real clock.
+  'src/features/webhooks/webhooks.clock.test.ts',
+];
+
+const SETUP = 'test/helpers/global-setup.ts';
+const ALL = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: more workers only add contention on the SQLite files.
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      // The banner of what runs and what is skipped, once per project that runs.
+      { extends: true, test: { name: 'fast', include: ALL, exclude: SLOW_SUITES, globalSetup: [SETUP] } },
+      { extends: true, test: { name: 'slow', include: SLOW_SUITES, globalSetup: [SETUP] } },
+    ],
   },
 });

@@ -8,6 +8,7 @@ import { type TestDatabase, useTestDatabase } from '../helpers/harness.js';
 import { OPS, type Op, Ledger, type Target, runWriter, verify } from './workload.js';
 import { type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
 import { propertySeed } from '../helpers/seed.js';
+import { report } from '../helpers/report.js';
 
 /*
  * Real `focus serve` processes, killed at random moments. Replay a schedule with
@@ -47,9 +48,9 @@ async function createSession(server: ServerProcess, token: string): Promise<numb
   return ((await res.json()) as { data: { id: number } }).data.id;
 }
 
-function report(name: string, ledger: Ledger, extra = '') {
+function reportLedger(name: string, ledger: Ledger, extra = '') {
   const statuses = [...ledger.statuses].map(([s, n]) => `${s}×${n}`).join(' ');
-  process.stdout.write(
+  report(
     `[fault] ${name}: seed=${SEED} acknowledged=${ledger.acknowledged} unanswered=${ledger.unanswered} tasks=${ledger.tasks.size} imports=${ledger.bulks.size} statuses: ${statuses}${extra}\n`,
   );
 }
@@ -84,7 +85,7 @@ describe('SIGKILL during writes [sqlite]', () => {
       last.kill('SIGTERM');
       expect(await last.exited).toBe(0);
     } finally {
-      report('sqlite SIGKILL', ledger, ` rounds=${ROUNDS}`);
+      reportLedger('sqlite SIGKILL', ledger, ` rounds=${ROUNDS}`);
     }
     const storage = openStorage({ databaseUrl: database.url });
     try {
@@ -142,7 +143,7 @@ describe('SIGTERM with requests in flight [sqlite]', () => {
     const answers = await Promise.all(pending.map((p) => p.answer));
     for (const a of answers) expect(a.status, a.body.slice(0, 200)).toBe(200);
     expect(await server.exited).toBe(0);
-    process.stdout.write(`[fault] SIGTERM: ${answers.length} in-flight imports finished with 200; new connection: ${late}\n`);
+    report(`[fault] SIGTERM: ${answers.length} in-flight imports finished with 200; new connection: ${late}\n`);
 
     const storage = openStorage({ databaseUrl: database.url });
     try {
@@ -212,7 +213,7 @@ describe.skipIf(!pgRestart)('PostgreSQL stopped in immediate mode during writes 
       expect(await server.exited).toBe(0);
     } finally {
       if (server.running) server.kill('SIGKILL');
-      report('postgres immediate stop', ledger, ` readyz during outage: ${outageStatuses.join(',')}`);
+      reportLedger('postgres immediate stop', ledger, ` readyz during outage: ${outageStatuses.join(',')}`);
     }
     expect(outageStatuses.every((s) => s === 503)).toBe(true);
     expect([...ledger.statuses.keys()].filter((s) => s >= 500 && s !== 503)).toEqual([]);

@@ -9,6 +9,7 @@ import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-
 import { type Client, describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ODD_STRINGS, SAMPLES, type Schema, acceptedTypes, valid } from './schema-arbitrary.js';
 import { propertySeed } from '../helpers/seed.js';
+import { report } from '../helpers/report.js';
 
 /*
  * Every operation of GET /api/v1/openapi.json, fuzzed from its own schemas:
@@ -147,7 +148,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
       ([k, c]) => `  ${k.padEnd(42)} valid 2xx ${c.ok}, tolerated ${c.tolerated}${c.empty > 0 ? `, empty series 422 ${c.empty}` : ''}; invalid rejected ${c.rejected}, skipped ${c.skipped}`,
     );
     const total = [...counts.values()].reduce((s, c) => s + c.ok + c.tolerated + c.empty + c.rejected, 0);
-    process.stdout.write(`[fuzz ${dialect}] seed=${SEED} runs/operation=${RUNS} requests=${total}\n${lines.join('\n')}\n`);
+    report(`[fuzz ${dialect}] seed=${SEED} runs/operation=${RUNS} requests=${total}\n${lines.join('\n')}\n`);
   });
 
   const resolve = (ref: string): Schema => ajv.getSchema(`openapi${ref}`)?.schema as Schema;

@@ -15,6 +15,10 @@ export default async function setup(): Promise<void> {
     redis ? `Redis: shared rate-limit suites run against ${redis}` : 'Redis: SKIPPED (set TEST_REDIS_URL=redis://… to run the shared rate-limit suites)',
     chromiumAvailable() ? `Browser: the /docs page is driven in ${CHROMIUM}` : CHROMIUM_SKIP_NOTICE,
   ];
+  // `npm test` is the fast project; the slow one (server processes, browser, restarts) runs in .ci/run.
+  const argv = process.argv.join(' ');
+  if (/--project[= ]fast\b/.test(argv)) lines.push('Slow suites: SKIPPED (server processes, browser, restarts, wall-clock waits: `npm run test:slow`, or .ci/run for everything)');
+  else if (/--project[= ]slow\b/.test(argv)) lines.push('Slow suites only (the fast ones: `npm test`)');
   process.stderr.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
   // In CI a skipped PostgreSQL run is a broken pipeline, not a quiet success.
   if (process.env.CI === 'true' && !pgUrl) throw new Error('CI=true but TEST_DATABASE_URL is not set: PostgreSQL suites would be skipped');

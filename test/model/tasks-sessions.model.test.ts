@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, expect, it } from 'vitest';
 import { type Client, describeEachDialect, listAll, useTestApp } from '../helpers/harness.js';
 import { propertySeed } from '../helpers/seed.js';
+import { report } from '../helpers/report.js';
 
 /*
  * Stateful model test: random sequences of session and task operations against
@@ -196,7 +197,7 @@ describeEachDialect('tasks and sessions against a model', (dialect) => {
   const t = useTestApp(dialect);
   let run = 0;
   afterAll(() => {
-    process.stdout.write(`[model ${dialect}] seed=${SEED} sequences=${RUNS} commands: ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+    report(`[model ${dialect}] seed=${SEED} sequences=${RUNS} commands: ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
     counts.clear();
   });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { buildOnce } from '../helpers/server-process.js';
 import { judge, runOutageDrill, summarize } from './outage-drill.js';
+import { report as printReport } from '../helpers/report.js';
 
 /*
  * PostgreSQL goes away under load and comes back: /readyz and the API answer 503
@@ -65,7 +66,7 @@ describe.skipIf(!enabled)('database outage under load [postgres]', () => {
       },
     });
     const summary = JSON.stringify({ ...summarize(report), recoveredInMs: report.recoveredInMs });
-    process.stderr.write(`outage drill: ${summary}\n`);
+    printReport(`outage drill: ${summary}\n`);
     expect(judge(report, RECOVERY_BUDGET_MS), summary).toEqual([]);
     // The process kept its logs clean of crashes: no fatal line, no uncaught exception.
     expect(report.serverOutput.filter((l) => /"level":60|uncaught/i.test(l))).toEqual([]);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-address.js';
 import { beforeAll, expect, it } from 'vitest';
 import { READ_ONLY_FIELDS } from '../../src/toolkit/schema-helpers.js';
 import { describeEachDialect, useTestApp } from '../helpers/harness.js';
@@ -252,7 +253,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
   });
 
   it('has examples that validate against their schemas, and request examples without read-only fields', () => {
-    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true })).addFormat(HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl);
     ajv.addSchema({ $id: 'https://focus.test/openapi.json', components: doc.components });
     let checked = 0;
     const check = (schema: unknown, value: unknown, where: string, request: boolean) => {
@@ -309,7 +310,7 @@ describeEachDialect('OpenAPI document', (dialect) => {
   });
 
   it('describes the responses the app really sends', async () => {
-    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true }));
+    const ajv = addFormats.default(new Ajv2020({ strict: false, allErrors: true })).addFormat(HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl);
     ajv.addSchema({ $id: 'https://focus.test/openapi.json', components: doc.components });
     const headersSeen = new Set<string>();
     const check = (method: string, path: string, status: number, body: unknown, headers: Record<string, unknown> = {}) => {
