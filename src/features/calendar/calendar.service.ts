@@ -4,11 +4,12 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { seriesPattern } from '../sessions/sessions.occurrences.js';
 import { createSessionsRepository } from '../sessions/sessions.repository.js';
-import { buildIcs } from './calendar.ics.js';
+import { buildIcs, zonesOf } from './calendar.ics.js';
 import { toCalendarFeed, toCreatedCalendarFeed } from './calendar.model.js';
 import { createCalendarRepository } from './calendar.repository.js';
 import { type CreateCalendarFeedBody, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
 import { generateFeedSecret, hashFeedSecret, secretOfFile } from './calendar.secret.js';
+import { prepareZones } from './calendar.vtimezone.js';
 
 export const DEFAULT_FEED_NAME = 'Focus sessions';
 
@@ -64,7 +65,10 @@ export function createCalendarService(storage: Storage) {
           if (pattern !== null) row.rrule = toRRule(pattern, { date: pattern.start, minutes: row.time_minutes, timezone: row.timezone });
         }
       }
-      return { text: buildIcs({ name: feed.name, sessions: shown }), truncated: rows.length > shown.length };
+      // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
+      const now = new Date();
+      await prepareZones(zonesOf(shown), now);
+      return { text: buildIcs({ name: feed.name, sessions: shown, now }), truncated: rows.length > shown.length };
     },
   };
 }
