@@ -216,17 +216,38 @@ describeEachDialect('calendar feeds', (dialect) => {
 });
 
 describeEachDialect('calendar feeds under the rate limit', (dialect) => {
-  const t = useTestApp(dialect, { alice: [1] }, { RATE_LIMIT: '5' });
+  const t = useTestApp(dialect, { alice: [1], bob: [1] }, { RATE_LIMIT: '5' });
 
-  it('charges feed fetches to the client address, like every request without a token', async () => {
+  it('counts each known feed on a budget of its own: hammering one feed is 429 for that feed only', async () => {
+    const hammered = await newFeed(t.alice);
+    const other = await newFeed(t.alice);
+    for (let i = 1; i <= 5; i++) {
+      const res = await t.anonymous.get(hammered.url);
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe('"feed";q=5;w=60');
+      expect(res.headers.ratelimit).toMatch(new RegExp(`^"feed";r=${5 - i};t=\\d+$`));
+    }
+    const limited = await t.anonymous.get(hammered.url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited.body).toMatchObject({ status: 429 });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Nobody else paid for it: another feed, anonymous requests from the same address, another user's token.
+    expect((await t.anonymous.get(other.url)).status).toBe(200);
+    expect((await t.anonymous.get('/api/v1/openapi.json')).status).toBe(200);
+    expect((await t.bob.get('/api/v1/me')).status).toBe(200);
+  });
+
+  it('charges unknown secrets to the client address, like every request without a token', async () => {
     const feed = await newFeed(t.alice);
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      const res = await t.anonymous.get(i % 2 === 0 ? feed.url : `/ical/${'B'.repeat(43)}.ics`);
-      statuses.push(res.status);
-      if (res.status === 429) expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    }
-    expect(statuses.slice(0, 4).every((s) => s === 200 || s === 404)).toBe(true);
+    for (let i = 0; i < 6 && statuses.at(-1) !== 429; i++) statuses.push((await t.anonymous.get(`/ical/${String.fromCharCode(65 + i).repeat(43)}.ics`)).status);
+    // (The test before spent one request of this address.)
+    expect(statuses.slice(0, -1).every((s) => s === 404)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+    // Once the address has spent its budget on guesses, a real secret from it waits too.
+    const after = await t.anonymous.get(feed.url);
+    expect(after.status).toBe(429);
+    expect(after.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });

@@ -93,7 +93,7 @@ const octets = (c: string) => (c.length > 1 ? 4 : c <= '\u007F' ? 1 : c <= '\u07
 
 /** A content line folded so that no line exceeds 75 octets (RFC 5545 section 3.1), a continuation starting with a space. */
 function fold(line: string): string {
-  if (line.length <= 74 && !/[^\u0000-\u007F]/.test(line)) return line;
+  if (line.length <= 74 && !/[\u0080-\uFFFF]/.test(line)) return line;
   let out = '';
   let used = 0;
   for (const c of line) {

@@ -15,6 +15,13 @@ export const DEFAULT_FEED_NAME = 'Focus sessions';
 
 export type CalendarService = ReturnType<typeof createCalendarService>;
 
+/** A feed found by its secret: its name, its user, and the key its own rate limit counts under. */
+export interface FeedOfSecret {
+  name: string;
+  user: AuthenticatedUser;
+  rateKey: string;
+}
+
 /** Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves. Built once per storage. */
 export function createCalendarService(storage: Storage) {
   const feeds = createCalendarRepository(storage);
@@ -47,13 +54,19 @@ export function createCalendarService(storage: Storage) {
     },
 
     /**
-     * The iCalendar text of the feed at `/ical/<file>`. Every unknown, malformed or revoked
-     * secret is the same 404. At most MAX_FEED_EVENTS sessions, the most recently changed.
+     * The feed at `/ical/<file>`, with the key its rate limit counts under (the secret's
+     * hash, never the secret). Every unknown, malformed or revoked secret is the same 404.
      */
-    async ics(file: string): Promise<{ text: string; truncated: boolean }> {
+    async feedOf(file: string): Promise<FeedOfSecret> {
       const secret = secretOfFile(file);
-      const feed = secret === undefined ? undefined : await feeds.findByHash(hashFeedSecret(secret));
-      if (feed === undefined) throw notFound('calendar feed');
+      const hash = secret === undefined ? undefined : hashFeedSecret(secret);
+      const feed = hash === undefined ? undefined : await feeds.findByHash(hash);
+      if (hash === undefined || feed === undefined) throw notFound('calendar feed');
+      return { ...feed, rateKey: `feed:${hash}` };
+    },
+
+    /** The feed's iCalendar text: at most MAX_FEED_EVENTS sessions, the most recently changed. */
+    async ics(feed: FeedOfSecret): Promise<{ text: string; truncated: boolean }> {
       const rows = await feeds.sessionsOf(feed.user, MAX_FEED_EVENTS + 1);
       const shown = rows.slice(0, MAX_FEED_EVENTS);
       // A series stored before `rrule` was kept gets it computed here until the indexer stores it.
