@@ -175,6 +175,21 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(revoked.text).not.toContain(secret);
   });
 
+  it('writes no control character in any text value, whatever a stored name holds', async () => {
+    const hal = await t.user('hal', [1]);
+    const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'hal').executeTakeFirstOrThrow();
+    // Stored as older versions let them in (the API refuses such names now): VT, ESC, DEL, a C1 control, NUL.
+    const stored = 'Deep\u000bwork \u001b[31mred\u007f; done\u0085\u0000!';
+    await t.storage.db.insertInto('sessions').values(sessionRow(stored, userId, { is_public: 0 })).execute();
+    const res = await t.anonymous.get((await newFeed(hal)).url);
+    expect(res.status).toBe(200);
+    // Only CR LF line ends and the space folding adds: no other C0, DEL or C1 character anywhere.
+    // eslint-disable-next-line no-control-regex
+    expect(res.text.replace(/\r\n/g, '')).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/);
+    const summaries = [...parseFeed(res.text).events.values()].map((e) => e.summary);
+    expect(summaries).toEqual(['Deepwork [31mred; done!']);
+  });
+
   it(`holds at most ${MAX_FEED_EVENTS} sessions, the most recently changed, and says when it left some out`, async () => {
     const fay = await t.user('fay', [1]);
     const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'fay').executeTakeFirstOrThrow();

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SessionRow } from '../../storage/tables.js';
 import { offsetAt, vtimezone } from './calendar.vtimezone.js';
 
@@ -131,11 +132,15 @@ function eventLines(s: FeedSession, zone: string, start: Wall, end: Wall): strin
 /** The zones a feed's sessions are written in, for prepareZones before buildIcs. */
 export const zonesOf = (sessions: readonly FeedSession[]) => new Set(sessions.map((s) => s.timezone).filter((zone) => zone !== 'UTC'));
 
+/** Events written between turns of the event loop: a few milliseconds of work. */
+const EVENTS_PER_TURN = 100;
+
 /**
- * The feed's text. Synchronous and linear in the sessions: every zone's definition is
- * computed once per process (prepareZones first keeps that off other requests' way).
+ * The feed's text, linear in the sessions: every zone's definition is computed once per
+ * process (prepareZones first keeps that off other requests' way), and the events are
+ * written EVENTS_PER_TURN at a time, giving the event loop a turn in between.
  */
-export function buildIcs(feed: FeedText): string {
+export async function buildIcs(feed: FeedText): Promise<string> {
   const fromYear = new Map<string, number>();
   for (const s of feed.sessions) {
     const year = Number(firstDate(s).slice(0, 4));
@@ -144,7 +149,8 @@ export function buildIcs(feed: FeedText): string {
   const events: string[] = [];
   // A VTIMEZONE per zone events are written in, in order of first use; no calendar-wide zone.
   const used = new Set<string>();
-  for (const s of feed.sessions) {
+  for (const [i, s] of feed.sessions.entries()) {
+    if (i > 0 && i % EVENTS_PER_TURN === 0) await nextTurn();
     const date = firstDate(s);
     const wall = { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 };
     const startMs = Date.parse(s.starts_at);
