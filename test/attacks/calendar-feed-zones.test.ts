@@ -23,8 +23,8 @@ beforeAll(buildOnce, 180_000);
 const ZONES = Intl.supportedValuesOf('timeZone');
 /** Another user's request slower than this counts as this long: the old code held them for tens of seconds. */
 const VICTIM_TIMEOUT_MS = 5_000;
-/** Requests per minute per token and per feed: small, so that two fetchers reach the feed's own limit within seconds. */
-const RATE_LIMIT = 120;
+/** Requests per minute per token and per feed: small, so that two fetchers reach the feed's own limit within a second or two. */
+const RATE_LIMIT = 30;
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
@@ -66,7 +66,7 @@ for (const dialect of DIALECTS) {
         } catch {
           samples.push(VICTIM_TIMEOUT_MS);
         }
-        await sleep(20);
+        await sleep(30);
       }
       return samples;
     }
@@ -83,8 +83,8 @@ for (const dialect of DIALECTS) {
       await seedUsers(database.url, ['mallory', 'victim']);
       // A small budget per token and per feed, so that hammering runs into the feed's own; set-up and the victim use several tokens.
       const storage = openStorage({ databaseUrl: database.url });
-      for (let i = 0; i < 10; i++) mallory.push((await createAuthService(storage).issueToken('mallory')).token);
-      for (let i = 0; i < 10; i++) victim.push((await createAuthService(storage).issueToken('victim')).token);
+      for (let i = 0; i < 40; i++) mallory.push((await createAuthService(storage).issueToken('mallory')).token);
+      for (let i = 0; i < 80; i++) victim.push((await createAuthService(storage).issueToken('victim')).token);
       await storage.close();
       server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: String(RATE_LIMIT) });
       // One session per zone, on a day of a year from 1996 on, in every month (summer and winter times alike).
@@ -124,13 +124,13 @@ for (const dialect of DIALECTS) {
 
       // Computed once per zone and process: later fetches only assemble text.
       const warm: number[] = [];
-      for (let i = 0; i < 5; i++) warm.push((await fetchFeed()).ms);
+      for (let i = 0; i < 3; i++) warm.push((await fetchFeed()).ms);
       expect(percentile(warm, 0.5), `warm feed fetches: ${warm.map(Math.round).join(', ')} ms`).toBeLessThan(1_000);
     }, 300_000);
 
     it('stays cheap after 100 PUTs move sessions to other years, with two fetchers hammering it up to its own rate limit', async () => {
       for (let i = 0; i < 100; i += 10) {
-        const puts = ids.slice(i, i + 10).map((id, j) => api(mallory[j % mallory.length] as string, 'PUT', `/api/v1/sessions/${id}`, { schedule: `${1997 + ((i + j) % 29)}-06-15` }));
+        const puts = ids.slice(i, i + 10).map((id, j) => api(mallory[(i + j) % mallory.length] as string, 'PUT', `/api/v1/sessions/${id}`, { schedule: `${1997 + ((i + j) % 29)}-06-15` }));
         for (const res of await Promise.all(puts)) expect(res.status).toBe(200);
       }
       let stop = false;

@@ -178,8 +178,8 @@ describeEachDialect('calendar feeds', (dialect) => {
   it('writes no control character in any text value, whatever a stored name holds', async () => {
     const hal = await t.user('hal', [1]);
     const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'hal').executeTakeFirstOrThrow();
-    // Stored as older versions let them in (the API refuses such names now): VT, ESC, DEL, a C1 control, NUL.
-    const stored = 'Deep\u000bwork \u001b[31mred\u007f; done\u0085\u0000!';
+    // Stored as older versions let them in (the API refuses such names now): VT, ESC, DEL, a C1 control, BEL.
+    const stored = 'Deep\u000bwork \u001b[31mred\u007f; done\u0085\u0007!';
     await t.storage.db.insertInto('sessions').values(sessionRow(stored, userId, { is_public: 0 })).execute();
     const res = await t.anonymous.get((await newFeed(hal)).url);
     expect(res.status).toBe(200);
