@@ -7,11 +7,25 @@ import { addressOnly } from '../config/trust-proxy.js';
 import { bearerToken } from '../features/auth/auth.token.js';
 import { rateLimited } from '../toolkit/errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route counts a known credential of its own (a feed secret) on its own budget: its onRequest hook sets `rateLimitSubject`. */
+    rateLimitSubject?: boolean;
+  }
+  interface FastifyRequest {
+    /** `<policy>:<key>` of the budget this request counts on, set by a route with `rateLimitSubject`; never a secret itself. */
+    rateLimitSubject: string | null;
+  }
+}
+
 /*
- * Two budgets of RATE_LIMIT requests per minute, counted by @fastify/rate-limit
+ * Budgets of RATE_LIMIT requests per minute, counted by @fastify/rate-limit
  * (in memory, or in Redis so that every instance shares one budget):
  *
  * - "token": requests whose bearer token was accepted, keyed by a hash of the token.
+ * - "feed": calendar-feed fetches with a known secret, keyed by the secret's hash: one
+ *   polled or hammered feed never spends the budget of the address it is fetched from
+ *   (other users behind it), nor another feed's.
  * - "address": everything else — requests without a token, and failed
  *   authentications (malformed, unknown, expired, revoked) — keyed by client address.
  *
@@ -34,7 +48,7 @@ export interface RateLimitOptions {
   redisUrl: string | null;
 }
 
-type Policy = 'token' | 'address';
+type Policy = string;
 
 interface Count {
   policy: Policy;
@@ -82,6 +96,7 @@ async function openRedis(app: FastifyInstance, url: string): Promise<Redis> {
 export const rateLimitPlugin = fp(registerRateLimit, { name: 'focus-rate-limit', dependencies: ['focus-auth'] });
 
 async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
+  app.decorateRequest('rateLimitSubject', null);
   if (options.max === 0) return;
   const redis = options.redisUrl === null ? undefined : await openRedis(app, options.redisUrl);
   await app.register(rateLimit, {
@@ -93,7 +108,7 @@ async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions
     max: options.max,
     timeWindow: RATE_WINDOW_SECONDS * 1000,
     skipOnError: true,
-    keyGenerator: (request) => tokenKey(request) ?? addressKey(request),
+    keyGenerator: (request) => request.rateLimitSubject ?? tokenKey(request) ?? addressKey(request),
   });
   const counts = new WeakMap<FastifyRequest, Count>();
   const exempt = (request: FastifyRequest) => RATE_LIMIT_EXEMPT.has(request.url.split('?')[0] ?? '');
@@ -114,8 +129,9 @@ async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions
 
   app.addHook('onRequest', async (request) => {
     if (exempt(request)) return;
-    if (request.headers.authorization === undefined) return spend(request, 'address');
-    // Peek only: a valid token spends its own budget once it is known to be valid.
+    const ownSubject = request.routeOptions.config.rateLimitSubject === true;
+    if (request.headers.authorization === undefined && !ownSubject) return spend(request, 'address');
+    // Peek only: a valid token (or feed secret) spends its own budget once it is known to be valid.
     const outcome = await limiter(request, { increment: false });
     if (!outcome.isAllowed && outcome.remaining === 0 && outcome.ttl > 0) {
       const count = record(request, 'address', outcome);
@@ -126,13 +142,14 @@ async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions
   // After every onRequest hook (authentication included), before the body is read.
   app.addHook('preParsing', async (request) => {
     if (exempt(request) || counts.has(request)) return;
-    await spend(request, tokenKey(request) === undefined ? 'address' : 'token');
+    const subject = request.rateLimitSubject?.split(':')[0];
+    await spend(request, subject ?? (tokenKey(request) === undefined ? 'address' : 'token'));
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply) => {
     if (exempt(request)) return;
     let count = counts.get(request);
-    // Failed authentication never reaches preParsing; it is charged to the address here.
+    // Failed authentication (or an unknown feed secret) never reaches preParsing; it is charged to the address here.
     if (count === undefined) {
       count = record(request, 'address', await limiter(request));
     }

@@ -175,6 +175,21 @@ describeEachDialect('calendar feeds', (dialect) => {
     expect(revoked.text).not.toContain(secret);
   });
 
+  it('writes no control character in any text value, whatever a stored name holds', async () => {
+    const hal = await t.user('hal', [1]);
+    const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'hal').executeTakeFirstOrThrow();
+    // Stored as older versions let them in (the API refuses such names now): VT, ESC, DEL, a C1 control, BEL.
+    const stored = 'Deep\u000bwork \u001b[31mred\u007f; done\u0085\u0007!';
+    await t.storage.db.insertInto('sessions').values(sessionRow(stored, userId, { is_public: 0 })).execute();
+    const res = await t.anonymous.get((await newFeed(hal)).url);
+    expect(res.status).toBe(200);
+    // Only CR LF line ends and the space folding adds: no other C0, DEL or C1 character anywhere.
+    // eslint-disable-next-line no-control-regex
+    expect(res.text.replace(/\r\n/g, '')).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/);
+    const summaries = [...parseFeed(res.text).events.values()].map((e) => e.summary);
+    expect(summaries).toEqual(['Deepwork [31mred; done!']);
+  });
+
   it(`holds at most ${MAX_FEED_EVENTS} sessions, the most recently changed, and says when it left some out`, async () => {
     const fay = await t.user('fay', [1]);
     const { id: userId } = await t.storage.db.selectFrom('users').select('id').where('handle', '=', 'fay').executeTakeFirstOrThrow();
@@ -216,17 +231,38 @@ describeEachDialect('calendar feeds', (dialect) => {
 });
 
 describeEachDialect('calendar feeds under the rate limit', (dialect) => {
-  const t = useTestApp(dialect, { alice: [1] }, { RATE_LIMIT: '5' });
+  const t = useTestApp(dialect, { alice: [1], bob: [1] }, { RATE_LIMIT: '5' });
 
-  it('charges feed fetches to the client address, like every request without a token', async () => {
+  it('counts each known feed on a budget of its own: hammering one feed is 429 for that feed only', async () => {
+    const hammered = await newFeed(t.alice);
+    const other = await newFeed(t.alice);
+    for (let i = 1; i <= 5; i++) {
+      const res = await t.anonymous.get(hammered.url);
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe('"feed";q=5;w=60');
+      expect(res.headers.ratelimit).toMatch(new RegExp(`^"feed";r=${5 - i};t=\\d+$`));
+    }
+    const limited = await t.anonymous.get(hammered.url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited.body).toMatchObject({ status: 429 });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Nobody else paid for it: another feed, anonymous requests from the same address, another user's token.
+    expect((await t.anonymous.get(other.url)).status).toBe(200);
+    expect((await t.anonymous.get('/api/v1/openapi.json')).status).toBe(200);
+    expect((await t.bob.get('/api/v1/me')).status).toBe(200);
+  });
+
+  it('charges unknown secrets to the client address, like every request without a token', async () => {
     const feed = await newFeed(t.alice);
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      const res = await t.anonymous.get(i % 2 === 0 ? feed.url : `/ical/${'B'.repeat(43)}.ics`);
-      statuses.push(res.status);
-      if (res.status === 429) expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    }
-    expect(statuses.slice(0, 4).every((s) => s === 200 || s === 404)).toBe(true);
+    for (let i = 0; i < 6 && statuses.at(-1) !== 429; i++) statuses.push((await t.anonymous.get(`/ical/${String.fromCharCode(65 + i).repeat(43)}.ics`)).status);
+    // (The test before spent one request of this address.)
+    expect(statuses.slice(0, -1).every((s) => s === 404)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
+    // Once the address has spent its budget on guesses, a real secret from it waits too.
+    const after = await t.anonymous.get(feed.url);
+    expect(after.status).toBe(429);
+    expect(after.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });

@@ -1,10 +1,12 @@
-import ical, { ICalEventStatus } from 'ical-generator';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SessionRow } from '../../storage/tables.js';
-import { vtimezone } from './calendar.vtimezone.js';
+import { offsetAt, vtimezone } from './calendar.vtimezone.js';
 
 /*
- * A feed's iCalendar text, written by ical-generator (escaping, folding at 75 octets, CRLF)
- * from the sessions as stored. One VEVENT per session:
+ * A feed's iCalendar text (RFC 5545: escaped TEXT values, lines folded at 75 octets, CRLF)
+ * from the sessions as stored. Written here line by line, in the form ical-generator wrote
+ * it before: that library folded by allocating an encoder per character, which made a feed
+ * with many zones cost seconds of the event loop. One VEVENT per session:
  *
  * - UID `session-<id>@focus`: stable for the session's life, whatever the host name.
  * - DTSTART;TZID= at the session's wall time in its zone (a `Z` time for UTC), with a
@@ -34,40 +36,10 @@ interface Wall {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/**
- * A wall-clock time in a zone, shaped as the Temporal.ZonedDateTime ical-generator
- * accepts: it writes these fields as they are, never through the server's own zone.
- */
-function zoned(wall: Wall, timeZoneId: string, epochMilliseconds: number) {
-  const text = `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}T${pad(wall.hour)}:${pad(wall.minute)}:00`;
-  const plainDate = { year: wall.year, month: wall.month, day: wall.day, toJSON: () => text.slice(0, 10), toString: () => text.slice(0, 10) };
-  const value = {
-    ...wall,
-    second: 0,
-    timeZoneId,
-    toInstant: () => ({ epochMilliseconds, toJSON: () => new Date(epochMilliseconds).toISOString(), toString: () => new Date(epochMilliseconds).toISOString(), toZonedDateTimeISO: () => value }),
-    toPlainDateTime: () => ({ ...wall, second: 0, toJSON: () => text, toString: () => text, toPlainDate: () => plainDate, toZonedDateTime: () => value }),
-    toJSON: () => text,
-    toString: () => text,
-    // Each value is only ever written in its own zone (the event's).
-    withTimeZone: () => value,
-  };
-  return value;
-}
-
-/** One formatter per zone: building one costs far more than using it. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The wall clock in `timezone` at an instant. */
+/** The wall clock in `timezone` at an instant, from the zone's cached offsets (calendar.vtimezone.ts). */
 function wallAt(ms: number, timezone: string): Wall {
-  let format = formatters.get(timezone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
-    if (formatters.size >= 1000) formatters.clear();
-    formatters.set(timezone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
-  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day), hour: Number(parts.hour), minute: Number(parts.minute) };
+  const d = new Date(ms + (timezone === 'UTC' ? 0 : offsetAt(timezone, ms)) * 60_000);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: d.getUTCHours(), minute: d.getUTCMinutes() };
 }
 
 /** The first occurrence's local date: a series' DTSTART line, a one-off session's schedule. */
@@ -104,52 +76,93 @@ export interface FeedText {
 }
 
 /**
- * An RFC 5545 TEXT value (section 3.3.11): ical-generator escapes event properties but
- * writes the calendar's NAME and X-WR-CALNAME as given, so a line break or `;` in a feed's
- * name broke the feed (or added events to it). Control characters other than line breaks
- * have no escape in TEXT and are left out; names stored before they were refused may hold some.
+ * An RFC 5545 TEXT value (section 3.3.11): `\\`, `;` and `,` escaped, line breaks as `\\n`.
+ * Other control characters (C0, DEL, C1) have no escape in TEXT and are left out: a name
+ * stored before they were refused, or typed through another way in, must not reach a
+ * calendar app as a raw VT or ESC.
  */
-function text(value: string): string {
+export function icsText(value: string): string {
   return value
     .replace(/[\\;,]/g, (c) => `\\${c}`)
     .replace(/\r\n|[\r\n]/g, '\\n')
     // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001F\u007F]/g, '');
+    .replace(/[\u0000-\u001F\u007F-\u009F]/g, '');
 }
 
-export function buildIcs(feed: FeedText): string {
+/** Octets of one character in UTF-8 (a surrogate pair is one character of 4). */
+const octets = (c: string) => (c.length > 1 ? 4 : c <= '\u007F' ? 1 : c <= '\u07FF' ? 2 : 3);
+
+/** A content line folded so that no line exceeds 75 octets (RFC 5545 section 3.1), a continuation starting with a space. */
+function fold(line: string): string {
+  if (line.length <= 74 && !/[\u0080-\uFFFF]/.test(line)) return line;
+  let out = '';
+  let used = 0;
+  for (const c of line) {
+    const size = octets(c);
+    used += size;
+    if (used > 74) {
+      out += '\r\n ';
+      used = size;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** `YYYYMMDDTHHMMSS` of a wall clock. */
+const wallText = (w: Wall) => `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}T${pad(w.hour)}${pad(w.minute)}00`;
+
+/** A UTC date-time value (`…Z`) of an ISO instant, seconds included. */
+const utcText = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).replace(/[-:]/g, '')}Z`;
+
+/** A date-time property at a wall time in `zone`: with TZID, or as UTC for the zone `UTC`. */
+const dateTime = (name: string, zone: string, wall: Wall) => (zone === 'UTC' ? `${name}:${wallText(wall)}Z` : `${name};TZID=${zone}:${wallText(wall)}`);
+
+/** The lines of one session's VEVENT. */
+function eventLines(s: FeedSession, zone: string, start: Wall, end: Wall): string[] {
+  const lines = [`BEGIN:VEVENT`, `UID:session-${s.id}@focus`, `SEQUENCE:${s.sequence}`, `DTSTAMP:${utcText(s.updated_at)}`, dateTime('DTSTART', zone, start), dateTime('DTEND', zone, end)];
+  if (s.rrule !== null) {
+    const recurrence = recurrenceLines(s.rrule).split(/\r?\n/).filter((line) => line !== '');
+    lines.push(...(recurrence.length === 1 && !recurrence[0]?.startsWith('RRULE:') ? [`RRULE:${recurrence[0] ?? ''}`] : recurrence.map((line) => line.trim())));
+  }
+  lines.push(`SUMMARY:${icsText(s.name)}`, 'STATUS:CONFIRMED', `CREATED:${utcText(s.created_at)}`, `LAST-MODIFIED:${utcText(s.updated_at)}`, 'END:VEVENT');
+  return lines;
+}
+
+/** The zones a feed's sessions are written in, for prepareZones before buildIcs. */
+export const zonesOf = (sessions: readonly FeedSession[]) => new Set(sessions.map((s) => s.timezone).filter((zone) => zone !== 'UTC'));
+
+/** Events written between turns of the event loop: a few milliseconds of work. */
+const EVENTS_PER_TURN = 100;
+
+/**
+ * The feed's text, linear in the sessions: every zone's definition is computed once per
+ * process (prepareZones first keeps that off other requests' way), and the events are
+ * written EVENTS_PER_TURN at a time, giving the event loop a turn in between.
+ */
+export async function buildIcs(feed: FeedText): Promise<string> {
   const fromYear = new Map<string, number>();
   for (const s of feed.sessions) {
     const year = Number(firstDate(s).slice(0, 4));
     fromYear.set(s.timezone, Math.min(year, fromYear.get(s.timezone) ?? year));
   }
-  const calendar = ical({
-    prodId: '//Focus//Focus calendar feed//EN',
-    name: text(feed.name),
-    // No calendar-wide zone (times outside events stay UTC); a VTIMEZONE per zone events use.
-    timezone: { name: null, generator: (zone) => vtimezone(zone, fromYear.get(zone) ?? new Date().getUTCFullYear(), feed.now) },
-  });
-  for (const s of feed.sessions) {
+  const events: string[] = [];
+  // A VTIMEZONE per zone events are written in, in order of first use; no calendar-wide zone.
+  const used = new Set<string>();
+  for (const [i, s] of feed.sessions.entries()) {
+    if (i > 0 && i % EVENTS_PER_TURN === 0) await nextTurn();
     const date = firstDate(s);
     const wall = { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 };
     const startMs = Date.parse(s.starts_at);
-    const endMs = Date.parse(s.ends_at);
     const zone = s.rrule === null && ambiguous(wall, startMs, s.timezone) ? 'UTC' : s.timezone;
-    calendar.createEvent({
-      id: `session-${s.id}@focus`,
-      timezone: zone,
-      start: zone === 'UTC' ? zoned(wallAt(startMs, 'UTC'), 'UTC', startMs) : zoned(wall, zone, startMs),
-      end: zoned(wallAt(endMs, zone), zone, endMs),
-      summary: s.name,
-      status: ICalEventStatus.CONFIRMED,
-      sequence: s.sequence,
-      stamp: s.updated_at,
-      created: s.created_at,
-      lastModified: s.updated_at,
-      ...(s.rrule === null ? {} : { repeating: recurrenceLines(s.rrule) }),
-    });
+    if (zone !== 'UTC') used.add(zone);
+    const start = zone === 'UTC' ? wallAt(startMs, 'UTC') : wall;
+    events.push(...eventLines(s, zone, start, wallAt(Date.parse(s.ends_at), zone)).map(fold));
   }
+  const now = feed.now ?? new Date();
+  const zones = [...used].flatMap((zone) => vtimezone(zone, fromYear.get(zone) ?? now.getUTCFullYear(), now) ?? []);
+  const name = icsText(feed.name);
+  const head = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Focus//Focus calendar feed//EN', fold(`NAME:${name}`), fold(`X-WR-CALNAME:${name}`)];
   // Every content line ends with CRLF (RFC 5545 section 3.1), the last one too.
-  const ics = calendar.toString();
-  return ics.endsWith('\r\n') ? ics : `${ics}\r\n`;
+  return [...head, ...zones, ...events, 'END:VCALENDAR', ''].join('\r\n');
 }

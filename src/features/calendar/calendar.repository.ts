@@ -53,15 +53,23 @@ export function createCalendarRepository(storage: Storage) {
      * recently changed first, at most `limit`.
      */
     sessionsOf(user: AuthenticatedUser, limit: number): Promise<SessionRow[]> {
-      return storage.db
-        .selectFrom('sessions')
-        .selectAll('sessions')
-        .where(visibleTo(user))
-        .where((eb) => eb.or([eb('sessions.created_by', '=', user.id), eb('sessions.id', 'in', involvedIds(storage.db, user))]))
-        .orderBy('sessions.updated_at', 'desc')
-        .orderBy('sessions.id', 'desc')
-        .limit(limit)
-        .execute();
+      return shownTo(user, limit).selectAll('sessions').execute();
+    },
+
+    /** What identifies each version of those sessions (id, updated_at, sequence), in the same order: a cheap fingerprint of the feed. */
+    versionsOf(user: AuthenticatedUser, limit: number) {
+      return shownTo(user, limit).select(['sessions.id', 'sessions.updated_at', 'sessions.sequence']).execute();
     },
   };
+
+  /** The sessions the user created, collaborates on or joined and can still see, the most recently changed first. */
+  function shownTo(user: AuthenticatedUser, limit: number) {
+    return storage.db
+      .selectFrom('sessions')
+      .where(visibleTo(user))
+      .where((eb) => eb.or([eb('sessions.created_by', '=', user.id), eb('sessions.id', 'in', involvedIds(storage.db, user))]))
+      .orderBy('sessions.updated_at', 'desc')
+      .orderBy('sessions.id', 'desc')
+      .limit(limit);
+  }
 }

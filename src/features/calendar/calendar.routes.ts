@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { locationOf } from '../../toolkit/api.js';
+import { notFound } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import { CalendarFeedList, CreateCalendarFeedBody, CreatedCalendarFeedEnvelope, ICalendarText, IcalParams, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
-import type { CalendarService } from './calendar.service.js';
+import type { CalendarService, FeedOfSecret } from './calendar.service.js';
 
 const tags = ['calendar'];
 const common = [401, 429, 503] as const;
@@ -73,16 +75,25 @@ export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: Calendar
 
 /** The feed itself: outside the API prefix, no bearer token (the secret in the path is the credential). */
 export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }> = async (app, { calendar }) => {
+  const found = new WeakMap<FastifyRequest, FeedOfSecret>();
   app.get(
     '/ical/:file',
     {
-      config: { etag: true },
+      // A known secret is counted on a budget of its own (the rate limiter reads rateLimitSubject
+      // after this hook); an unknown one on the client address, as any anonymous request.
+      config: { etag: true, rateLimitSubject: true },
+      onRequest: async (request) => {
+        const feed = await calendar.feedOf(request.params.file);
+        request.rateLimitSubject = feed.rateKey;
+        found.set(request, feed);
+      },
       schema: {
         tags,
         operationId: 'getCalendarFeedIcs',
         summary: 'A calendar feed as iCalendar (RFC 5545)',
         description:
-          'The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; the address rate limit applies. ' +
+          'The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; each feed has a rate limit of its own ' +
+          '(the same number of requests per minute as a token), and an unknown secret counts on the client address. ' +
           'One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a ' +
           'VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. ' +
           `At most ${MAX_FEED_EVENTS} sessions, the most recently changed; a longer feed says so in \`X-Focus-Feed-Truncated: true\`. ` +
@@ -100,7 +111,9 @@ export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }
       },
     },
     async (request, reply) => {
-      const { text, truncated } = await calendar.ics(request.params.file);
+      const feed = found.get(request);
+      if (feed === undefined) throw notFound('calendar feed');
+      const { text, truncated } = await calendar.ics(feed);
       if (truncated) reply.header('x-focus-feed-truncated', 'true');
       // Calendar apps poll: each poll revalidates with If-None-Match instead of trusting a cached copy.
       return reply.header('cache-control', 'private, no-cache').type('text/calendar; charset=utf-8').send(text);

@@ -1,23 +1,55 @@
+import { createHash } from 'node:crypto';
 import type { Storage } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { seriesPattern } from '../sessions/sessions.occurrences.js';
 import { createSessionsRepository } from '../sessions/sessions.repository.js';
-import { buildIcs } from './calendar.ics.js';
+import { buildIcs, zonesOf } from './calendar.ics.js';
 import { toCalendarFeed, toCreatedCalendarFeed } from './calendar.model.js';
 import { createCalendarRepository } from './calendar.repository.js';
 import { type CreateCalendarFeedBody, MAX_FEEDS_PER_USER, MAX_FEED_EVENTS } from './calendar.schema.js';
 import { generateFeedSecret, hashFeedSecret, secretOfFile } from './calendar.secret.js';
+import { prepareZones } from './calendar.vtimezone.js';
 
 export const DEFAULT_FEED_NAME = 'Focus sessions';
+/** Characters of rendered feeds kept at most (a feed of MAX_FEED_EVENTS sessions in as many zones is about 1.5 M). */
+const RENDERED_CHARS = 32 * 1024 * 1024;
+
+/** The last text of each feed by its fingerprint, bounded in total size: the oldest go first. */
+function createRenderedFeeds() {
+  const feeds = new Map<string, { fingerprint: string; text: string }>();
+  let chars = 0;
+  return {
+    get: (key: string) => feeds.get(key),
+    set(key: string, value: { fingerprint: string; text: string }) {
+      chars -= feeds.get(key)?.text.length ?? 0;
+      feeds.delete(key);
+      for (const [oldest, entry] of feeds) {
+        if (chars + value.text.length <= RENDERED_CHARS) break;
+        feeds.delete(oldest);
+        chars -= entry.text.length;
+      }
+      feeds.set(key, value);
+      chars += value.text.length;
+    },
+  };
+}
 
 export type CalendarService = ReturnType<typeof createCalendarService>;
+
+/** A feed found by its secret: its name, its user, and the key its own rate limit counts under. */
+export interface FeedOfSecret {
+  name: string;
+  user: AuthenticatedUser;
+  rateKey: string;
+}
 
 /** Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves. Built once per storage. */
 export function createCalendarService(storage: Storage) {
   const feeds = createCalendarRepository(storage);
   const sessions = createSessionsRepository(storage);
+  const rendered = createRenderedFeeds();
 
   return {
     /** A new feed; its secret is in the answer only. 409 once the user holds MAX_FEEDS_PER_USER. */
@@ -46,13 +78,26 @@ export function createCalendarService(storage: Storage) {
     },
 
     /**
-     * The iCalendar text of the feed at `/ical/<file>`. Every unknown, malformed or revoked
-     * secret is the same 404. At most MAX_FEED_EVENTS sessions, the most recently changed.
+     * The feed at `/ical/<file>`, with the key its rate limit counts under (the secret's
+     * hash, never the secret). Every unknown, malformed or revoked secret is the same 404.
      */
-    async ics(file: string): Promise<{ text: string; truncated: boolean }> {
+    async feedOf(file: string): Promise<FeedOfSecret> {
       const secret = secretOfFile(file);
-      const feed = secret === undefined ? undefined : await feeds.findByHash(hashFeedSecret(secret));
-      if (feed === undefined) throw notFound('calendar feed');
+      const hash = secret === undefined ? undefined : hashFeedSecret(secret);
+      const feed = hash === undefined ? undefined : await feeds.findByHash(hash);
+      if (hash === undefined || feed === undefined) throw notFound('calendar feed');
+      return { ...feed, rateKey: `feed:${hash}` };
+    },
+
+    /** The feed's iCalendar text: at most MAX_FEED_EVENTS sessions, the most recently changed. */
+    async ics(feed: FeedOfSecret): Promise<{ text: string; truncated: boolean }> {
+      const now = new Date();
+      // Every change of a session moves its updated_at and sequence: the same versions, name and
+      // year make the same bytes, so a feed polled (or hammered) unchanged is written once.
+      const versions = await feeds.versionsOf(feed.user, MAX_FEED_EVENTS + 1);
+      const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), versions])).digest('base64url');
+      const cached = rendered.get(feed.rateKey);
+      if (cached?.fingerprint === fingerprint) return { text: cached.text, truncated: versions.length > MAX_FEED_EVENTS };
       const rows = await feeds.sessionsOf(feed.user, MAX_FEED_EVENTS + 1);
       const shown = rows.slice(0, MAX_FEED_EVENTS);
       // A series stored before `rrule` was kept gets it computed here until the indexer stores it.
@@ -64,7 +109,12 @@ export function createCalendarService(storage: Storage) {
           if (pattern !== null) row.rrule = toRRule(pattern, { date: pattern.start, minutes: row.time_minutes, timezone: row.timezone });
         }
       }
-      return { text: buildIcs({ name: feed.name, sessions: shown }), truncated: rows.length > shown.length };
+      const truncated = rows.length > shown.length;
+      // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
+      await prepareZones(zonesOf(shown), now);
+      const text = await buildIcs({ name: feed.name, sessions: shown, now });
+      rendered.set(feed.rateKey, { fingerprint, text });
+      return { text, truncated };
     },
   };
 }

@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { vtimezone } from './calendar.vtimezone.js';
+import { offsetAt, vtimezone } from './calendar.vtimezone.js';
 
 /*
  * The VTIMEZONEs a feed carries, read by ical.js, must put every instant at the wall time
@@ -79,6 +79,21 @@ describe('VTIMEZONE from the runtime’s time-zone data', () => {
       expect(text, timezone).toContain('RRULE:FREQ=YEARLY;');
       expect(mismatches(readBack(timezone, year), timezone, Date.UTC(year + 2, 0, 1), Date.UTC(year + 10, 0, 1), 7 * HOUR), timezone).toEqual([]);
     }
+  }, 60_000);
+
+  it('misses no offset, however short, in zones whose offsets lasted a few weeks or days since 1996', () => {
+    // Changes are probed days apart; these zones held an offset 7 to 35 days (Brazil 2000, Argentina 2004, Ramadan suspensions).
+    const short = ['America/Noronha', 'America/Recife', 'America/Boa_Vista', 'America/Argentina/Tucuman', 'Africa/Cairo', 'Asia/Hebron', 'Africa/Casablanca', 'Pacific/Fiji'];
+    const wrong: string[] = [];
+    for (const timezone of short) {
+      const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' });
+      for (let ms = Date.UTC(1996, 0, 1); ms < Date.UTC(year + 2, 0, 1) && wrong.length < 5; ms += 8 * HOUR) {
+        const [, sign = '+', hours = '0', minutes = '0'] = /GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(format.format(ms)) ?? [];
+        const runtime = (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes));
+        if (offsetAt(timezone, ms) !== runtime) wrong.push(`${timezone} ${new Date(ms).toISOString()}: ${offsetAt(timezone, ms)} != ${runtime}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   }, 60_000);
 
   it('is null for a zone the runtime does not know', () => {
