@@ -120,7 +120,7 @@ export function resolveHost(host: string, options: ResolveOptions = {}): Promise
         if (all.length === 0) reject(Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' }));
         else resolve(all);
       },
-      (error: unknown) => {
+      (error: Error) => {
         clearTimeout(timer);
         reject(error);
       },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
+import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
@@ -38,12 +39,13 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
   }
 
   return {
-    async create(user: AuthenticatedUser, body: CreateWebhookBody): Promise<CreatedWebhook> {
+    async create(user: AuthenticatedUser, body: CreateWebhookBody, aside: StepAside = (work) => work()): Promise<CreatedWebhook> {
       const malformed = refuseUrlSyntax(body.url);
       if (malformed !== undefined) throw validationFailed([{ path: '/url', message: malformed }]);
       // The cap before the lookup: a user at the limit costs no DNS query (contract section 13).
       await underCap(storage.db, user);
-      const refused = await refuseHost(body.url, settings.allowPrivate, settings);
+      // The lookup waits outside the request gate: a silent DNS server holds no slot of the API.
+      const refused = await aside(() => refuseHost(body.url, settings.allowPrivate, settings));
       if (refused !== undefined) throw validationFailed([{ path: '/url', message: refused }]);
       const secret = newSecret();
       const row = await storage.transaction(async (trx) => {
