@@ -14,7 +14,7 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   // The app opens storage itself, once its logger exists, and closes it when it closes.
   const app = await buildApp({ config });
   const { storage } = app;
-  startJobs(app, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale });
+  startJobs(app, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers });
 
   let closing = false;
   const shutdown = (signal: string) => {

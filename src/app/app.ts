@@ -140,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
       await api.register(webhooksRoutes, {
-        webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale }),
+        webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),
       });
     },
     { prefix: API_PREFIX },

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { outsideGate } from '../toolkit/outside-gate.js';
 import { addConcurrencyGate } from './concurrency.plugin.js';
 
 /** A server whose one route waits until the test lets it finish, recording what started. */
@@ -18,6 +19,12 @@ async function gatedServer(max: number, beforeGate?: (name: string) => Promise<v
       return { done: request.params.name };
     });
     api.get('/big', () => 'x'.repeat(32 * 1024 * 1024));
+    // Waits outside the gate (a DNS lookup, say) until the test lets it finish, then answers in it.
+    api.get<{ Params: { name: string } }>('/aside/:name', async (request) => {
+      await outsideGate(request, () => new Promise<void>((resolve) => release.set(request.params.name, resolve)));
+      started.push(`${request.params.name} back`);
+      return { done: request.params.name };
+    });
     done();
   });
   app.get('/healthz', () => ({ ok: true }));
@@ -54,6 +61,25 @@ describe('concurrency gate', () => {
     s.finish('c');
     s.finish('d');
     expect((await Promise.all(responses)).map((r) => r.json<{ done: string }>().done)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('lets the next request run while one waits outside the gate, and queues it again after', async () => {
+    const s = await gatedServer(1);
+    app = s.app;
+    const aside = s.app.inject({ method: 'GET', url: '/aside/a' });
+    await s.settle();
+    // a waits outside: its slot went to b, which runs at once.
+    const b = s.app.inject({ method: 'GET', url: '/work/b' });
+    await s.settle();
+    expect(s.started).toEqual(['b']);
+    // a's wait ends while b holds the one slot: a waits in line for it.
+    s.finish('a');
+    await s.settle();
+    expect(s.started).toEqual(['b']);
+    s.finish('b');
+    expect((await b).json()).toEqual({ done: 'b' });
+    expect((await aside).json()).toEqual({ done: 'a' });
+    expect(s.started).toEqual(['b', 'a back']);
   });
 
   it('leaves routes outside the plugin alone', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { setStepAside } from '../toolkit/outside-gate.js';
 import { requestDropped } from './drain.plugin.js';
 
 /**
@@ -57,6 +58,29 @@ export function addConcurrencyGate(app: FastifyInstance, max: number): void {
       holding = true;
       done();
     };
+    // Waiting on something outside (a DNS lookup), a request gives its slot to the next in
+    // line and queues again after: a slow resolver never holds the API (contract section 13).
+    setStepAside(request, async (work) => {
+      if (!holding) return work();
+      holding = false;
+      next();
+      try {
+        return await work();
+      } finally {
+        await new Promise<void>((resolve) => {
+          const back = () => {
+            holding = true;
+            resolve();
+          };
+          // Gone meanwhile: the rest runs unanswered and takes no slot.
+          if (socket.destroyed || reply.raw.destroyed) resolve();
+          else if (running < max) {
+            running++;
+            back();
+          } else waiting.push({ start: back, drop: resolve, gone: false, socket });
+        });
+      }
+    });
     if (running < max) {
       running++;
       turn.start();

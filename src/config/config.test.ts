@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       bodyTimeoutMs: 30000,
       webhookAllowPrivate: false,
       webhookRetryScale: 1,
+      webhookDnsServers: [],
       drainTimeoutMs: 10000,
       eventsHeartbeatMs: 15000,
       eventsPollMs: 250,

@@ -182,6 +182,23 @@ export const VARIABLES = {
       return value > 0 && value <= 1 ? value : undefined;
     },
   }),
+  webhookDnsServers: variable<string[]>({
+    name: 'WEBHOOK_DNS_SERVERS',
+    accepts: 'IP addresses with an optional port, comma-separated (IPv6 with a port in brackets)',
+    description:
+      'The DNS servers webhook destinations are resolved with, at registration and before each delivery (e.g. `10.0.0.2,[2001:db8::53]:5353`); ' +
+      'unset, the system\'s. `/etc/hosts` is not read for webhook hosts; each lookup has 1.5 s',
+    parse: (raw) => {
+      if (raw === undefined) return [];
+      const servers = raw.split(',').map((s) => s.trim());
+      // 10.0.0.2, 10.0.0.2:53, 2001:db8::53, [2001:db8::53]:53: what dns.setServers takes.
+      const valid = (s: string) => {
+        const [, host = s, port] = /^\[(.+)\]:(\d{1,5})$/.exec(s) ?? /^(\d+\.\d+\.\d+\.\d+):(\d{1,5})$/.exec(s) ?? [];
+        return isIP(host) !== 0 && (port === undefined || Number(port) <= 65535);
+      };
+      return servers.every(valid) ? servers : undefined;
+    },
+  }),
   drainTimeoutMs: variable({
     name: 'DRAIN_TIMEOUT_MS',
     default: '10000',

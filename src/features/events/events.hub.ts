@@ -70,6 +70,9 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   /** The instant through which occurrences' starts and ends were announced (undefined: since the hub was idle). */
   let announcedThrough: string | undefined;
   let tokensCheckedAt = Date.now();
+  /** Slots taken by opens still on their way (reserve()), per token and in all. */
+  const reserved = new Map<string, number>();
+  let reservedAll = 0;
 
   const write = (stream: Stream, text: string) => {
     if (stream.closed) return;
@@ -289,12 +292,29 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   }
 
   return {
-    /** How many streams one more for this token would make too many; undefined when it may open. */
-    refusal(tokenHash: string): number | undefined {
-      if (closing || streams.size >= settings.maxStreams) return settings.perToken;
-      let mine = 0;
+    /**
+     * Takes a stream slot for this token at once, before anything is awaited, so that
+     * concurrent opens count each other (per token and in all); undefined when none is
+     * free. The slot becomes the stream at open(), or comes back with release().
+     */
+    reserve(tokenHash: string): { release(): void } | undefined {
+      if (closing || streams.size + reservedAll >= settings.maxStreams) return undefined;
+      let mine = reserved.get(tokenHash) ?? 0;
       for (const s of streams) if (s.tokenHash === tokenHash) mine++;
-      return mine >= settings.perToken ? settings.perToken : undefined;
+      if (mine >= settings.perToken) return undefined;
+      reserved.set(tokenHash, (reserved.get(tokenHash) ?? 0) + 1);
+      reservedAll++;
+      let held = true;
+      return {
+        release() {
+          if (!held) return;
+          held = false;
+          reservedAll--;
+          const left = (reserved.get(tokenHash) ?? 1) - 1;
+          if (left > 0) reserved.set(tokenHash, left);
+          else reserved.delete(tokenHash);
+        },
+      };
     },
 
     /** The position a stream without a cursor starts after: the log's head now. */
@@ -305,7 +325,9 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
      * Synchronous up to the catch-up, so that a shutdown cannot slip between the response
      * head and the stream's registration.
      */
-    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number }): Promise<void> {
+    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number; slot: { release(): void } }): Promise<void> {
+      // The reservation becomes the stream, synchronously: the count never drops in between.
+      q.slot.release();
       if (closing) {
         q.res.end();
         return;

@@ -42,10 +42,21 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub; perToken: 
         throw validationFailed([{ path: '/cursor', message: 'is a cursor of an unfinished full sync: finish it with GET /changes first' }]);
       }
       const tokenHash = hashToken(bearerToken(request.headers.authorization) ?? '');
-      if (hub.refusal(tokenHash) !== undefined) throw tooManyStreams(perToken);
+      // The slot is taken before anything is awaited: concurrent opens see each other (contract section 13, caps).
+      const slot = hub.reserve(tokenHash);
+      if (slot === undefined) throw tooManyStreams(perToken);
       // HEAD: what GET would answer, without a stream (one that never ends would hold a stream slot for nothing).
-      if (request.method === 'HEAD') return reply.header('cache-control', 'no-cache, no-transform').type('text/event-stream; charset=utf-8').send('');
-      const cursor = at?.head ?? (await hub.head());
+      if (request.method === 'HEAD') {
+        slot.release();
+        return reply.header('cache-control', 'no-cache, no-transform').type('text/event-stream; charset=utf-8').send('');
+      }
+      let cursor: number;
+      try {
+        cursor = at?.head ?? (await hub.head());
+      } catch (error) {
+        slot.release();
+        throw error;
+      }
 
       // From here the response is ours: no serializer, ETag or other onSend hook touches it.
       reply.hijack();
@@ -64,7 +75,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub; perToken: 
       // itself must not time out while the stream is quiet between heartbeats.
       request.raw.socket.setTimeout(0);
       res.write(`retry: ${RETRY_MS}\n\n`);
-      await hub.open({ user: request.user, tokenHash, res, cursor });
+      await hub.open({ user: request.user, tokenHash, res, cursor, slot });
     },
   );
 };

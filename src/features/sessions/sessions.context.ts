@@ -1,6 +1,5 @@
 import type { Storage } from '../../storage/database.js';
 import { type ChangesRepository, createChangesRepository } from '../changes/changes.repository.js';
-import { CommonKeywords } from './sessions.common-keywords.js';
 import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
 import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
@@ -12,7 +11,6 @@ export interface SessionsContext {
   participants: ParticipantsRepository;
   index: OccurrenceIndex;
   changes: ChangesRepository;
-  commonKeywords: CommonKeywords;
 }
 
 export function createSessionsContext(storage: Storage): SessionsContext {
@@ -22,6 +20,5 @@ export function createSessionsContext(storage: Storage): SessionsContext {
     participants: createParticipantsRepository(),
     index: createOccurrenceIndex(storage),
     changes: createChangesRepository(storage),
-    commonKeywords: new CommonKeywords(),
   };
 }

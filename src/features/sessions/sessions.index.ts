@@ -73,16 +73,12 @@ export function createOccurrenceIndex(storage: Storage) {
       if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
       if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_occurrences.session_id', 'in', [...f.named]));
       else if (f.folded !== undefined) {
-        const { folded } = f;
-        terms.push(
-          eb.exists(
-            eb
-              .selectFrom('sessions as named')
-              .select('named.id')
-              .whereRef('named.id', '=', 'session_occurrences.session_id')
-              .where((inner) => storage.nameContains(inner.ref('named.search_name'), folded)),
-          ),
-        );
+        // The name of this row's session, tested here: a scalar subquery is looked up per row
+        // the other conditions kept. As `exists` PostgreSQL joined it, testing the keyword on
+        // every session of every org, so the time a search took told whether other tenants'
+        // private sessions held the word (issue 34, M3).
+        const name = eb.selectFrom('sessions as named').select('named.search_name').whereRef('named.id', '=', 'session_occurrences.session_id');
+        terms.push(storage.nameContains(name.$asScalar(), f.folded));
       }
       return eb.and(terms);
     };

@@ -13,8 +13,9 @@ export interface SessionFilters {
   source?: 'user' | 'organization';
   keyword?: string;
   /**
-   * The sessions the keyword matches, when the substring index found few enough (the
-   * listing asks once); otherwise each row read is tested for the keyword.
+   * Restricts to these session ids (Storage.sessionIdsNamed's answer). Listings no longer
+   * set it: that lookup reads every tenant's names (issue 34, M3); they test the keyword
+   * on the visible rows they read.
    */
   named?: readonly number[];
 }
@@ -37,9 +38,6 @@ export function statementFilters(f: SessionFilters): StatementFilters {
  */
 export const READER_PARAMS = ['user.id', 'user.orgIds'];
 export const FILTER_PARAMS = ['filters.orgIds', 'filters.type', 'filters.named', 'filters.folded'];
-
-/** Matches the substring index may hand a listing by id; past this a keyword is tested on the rows read. */
-export const MAX_NAMED_SESSIONS = 1000;
 
 /**
  * The visible part of a listing comes from three streams, each read in listing order from

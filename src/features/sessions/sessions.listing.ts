@@ -6,7 +6,7 @@ import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dat
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type DatedKey, datedBefore } from './sessions.index.js';
-import { MAX_NAMED_SESSIONS, type SessionFilters } from './sessions.listing-filters.js';
+import type { SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
 import { floorOn, occurrenceView, seriesPattern, utcToday } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants.js';
@@ -132,17 +132,10 @@ export async function listSessions(
     source: query.source,
     keyword: query.keyword,
   };
-  // A rare keyword is looked up in the substring index once; a common one fills a page fast
-  // from the rows the visibility streams read anyway, and is not looked up again for a while
-  // by the same user.
-  if (query.keyword !== undefined) {
-    const memo = `${user.id}\u0000${query.keyword}`;
-    if (!ctx.commonKeywords.has(memo)) {
-      const named = await ctx.storage.sessionIdsNamed(query.keyword, MAX_NAMED_SESSIONS);
-      if (named !== undefined) filters.named = named;
-      else ctx.commonKeywords.add(memo);
-    }
-  }
+  // The keyword is tested only on rows the visibility streams read (nameContains), never
+  // looked up in the instance-wide substring index first: what that lookup found, and
+  // how long it took, depended on other tenants' private sessions (issue 34, M3; contract
+  // section 13, search timing).
   // One extra key tells whether another page follows.
   let items: ItemKey[];
   let cursors: string[];

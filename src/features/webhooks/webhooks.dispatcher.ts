@@ -34,7 +34,7 @@ export type Dispatcher = ReturnType<typeof createDispatcher>;
  */
 export function createDispatcher(storage: Storage, settings: WebhookSettings, log: { warn(obj: object, msg: string): void }) {
   const repo = createWebhooksRepository(storage);
-  const lookup = checkedLookup(settings.allowPrivate);
+  const lookup = checkedLookup(settings.allowPrivate, settings);
   const agents = {
     'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),
     'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),

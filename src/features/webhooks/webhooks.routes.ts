@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { locationOf } from '../../toolkit/api.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
+import { outsideGate } from '../../toolkit/outside-gate.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
@@ -39,7 +40,7 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request, reply) => {
-      const webhook = await webhooks.create(request.user, request.body);
+      const webhook = await webhooks.create(request.user, request.body, (work) => outsideGate(request, work));
       return reply.code(201).header('location', locationOf('webhooks', webhook.id)).send({ data: webhook });
     },
   );

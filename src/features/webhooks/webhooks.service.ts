@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Storage } from '../../storage/database.js';
+import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
+import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { refuseUrl } from './webhooks.address.js';
+import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
 import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
@@ -14,6 +15,8 @@ export interface WebhookSettings {
   allowPrivate: boolean;
   /** WEBHOOK_RETRY_SCALE: multiplies the retry delays (tests). */
   retryScale: number;
+  /** WEBHOOK_DNS_SERVERS: the DNS servers destinations are resolved with (default: the system's). */
+  dnsServers?: ResolveOptions['dnsServers'];
 }
 
 /** `whsec_` + base64 of 32 random bytes: the format Standard Webhooks libraries read. */
@@ -25,6 +28,10 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export function createWebhooksService(storage: Storage, settings: WebhookSettings) {
   const repo = createWebhooksRepository(storage);
 
+  async function underCap(db: Db, user: AuthenticatedUser): Promise<void> {
+    if ((await repo.countOf(db, user.id)) >= MAX_WEBHOOKS_PER_USER) throw conflict(`You already have ${MAX_WEBHOOKS_PER_USER} webhooks; delete one first.`);
+  }
+
   async function own(user: AuthenticatedUser, id: number) {
     const row = await repo.find(storage.db, { userId: user.id, id });
     if (row === undefined) throw notFound('webhook');
@@ -32,13 +39,20 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
   }
 
   return {
-    async create(user: AuthenticatedUser, body: CreateWebhookBody): Promise<CreatedWebhook> {
-      const refused = await refuseUrl(body.url, settings.allowPrivate);
+    async create(user: AuthenticatedUser, body: CreateWebhookBody, aside: StepAside = (work) => work()): Promise<CreatedWebhook> {
+      const malformed = refuseUrlSyntax(body.url);
+      if (malformed !== undefined) throw validationFailed([{ path: '/url', message: malformed }]);
+      // The cap before the lookup: a user at the limit costs no DNS query (contract section 13).
+      await underCap(storage.db, user);
+      // The lookup waits outside the request gate: a silent DNS server holds no slot of the API.
+      const refused = await aside(() => refuseHost(body.url, settings.allowPrivate, settings));
       if (refused !== undefined) throw validationFailed([{ path: '/url', message: refused }]);
       const secret = newSecret();
       const row = await storage.transaction(async (trx) => {
-        // The count under the users row's lock would be exact; a webhook over the limit in a race is harmless.
-        if ((await repo.countOf(trx, user.id)) >= MAX_WEBHOOKS_PER_USER) throw conflict(`You already have ${MAX_WEBHOOKS_PER_USER} webhooks; delete one first.`);
+        // The user's row locked (PostgreSQL; SQLite's write transactions take turns): concurrent
+        // creates count one after another, so the cap holds under a race.
+        await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
+        await underCap(trx, user);
         return repo.insert(trx, {
           userId: user.id,
           url: body.url,
