@@ -36,7 +36,7 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
 
   const call = async (who: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
     const res = await app.inject({ method, url, payload, headers: { authorization: `Bearer ${tokens[who] ?? ''}` } });
-    return { status: res.statusCode, body: res.body === '' ? undefined : (res.json() as { data: Record<string, unknown> }) };
+    return { status: res.statusCode, body: res.body === '' ? undefined : res.json<{ data: Record<string, unknown> }>() };
   };
 
   beforeAll(async () => {
