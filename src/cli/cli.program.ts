@@ -36,12 +36,18 @@ const withOperator = <T>(fn: (services: { admin: AuthService; webhooks: ReturnTy
 /** `--user <handle>`: the user's id, or undefined for everyone's. */
 const userIdOf = (admin: AuthService, handle: string | undefined) => (handle === undefined ? Promise.resolve(undefined) : admin.userIdOf(handle));
 
-const OFFBOARDING =
-  '\nTakes effect at once on every running instance: the tokens answer 401 (or no longer see the org), open event streams end, ' +
-  'webhooks get no further delivery (queued ones and retries included) and calendar feeds answer 404 (or no longer show the org). ' +
-  'See docs/deployment.md, "Off-boarding".';
-
 const prints = (shape: string) => `\nPrints ${shape} on stdout.`;
+
+/** What `users disable` and `users remove` stop, in their help. */
+const OFFBOARDING = {
+  disable:
+    '\nTakes effect at once on every running instance: every token answers 401, open event streams end, webhooks get no further ' +
+    'delivery (queued ones and retries included) and calendar feeds answer 404. See docs/deployment.md, "Off-boarding".',
+  remove:
+    "\nTakes effect at once on every running instance: the user's tokens no longer see the org's private sessions, open event streams " +
+    "end (a reconnect carries the orgs left), webhooks get none of the org's events (queued ones included) and calendar feeds stop " +
+    'showing its sessions. See docs/deployment.md, "Off-boarding".',
+};
 
 /** The `focus` command line: every command, its arguments and its help, nothing executed yet. */
 export function buildProgram(): Command {
@@ -92,7 +98,7 @@ export function buildProgram(): Command {
     .command('disable')
     .description("off-board a user: refuse every token, end their event streams, stop their webhooks and calendar feeds (undo: users enable)")
     .argument('<handle>', 'the user to disable')
-    .addHelpText('after', prints('{"handle":"alice","disabled":true}') + OFFBOARDING)
+    .addHelpText('after', prints('{"handle":"alice","disabled":true}') + OFFBOARDING.disable)
     .action(async (handle: string) => print(await withAdmin((admin) => admin.setDisabled(handle, true))));
   users
     .command('enable')
@@ -105,7 +111,7 @@ export function buildProgram(): Command {
     .description("remove a user from an org: their tokens, streams, webhooks and feeds no longer carry that org's sessions")
     .argument('<handle>', 'the member to remove')
     .requiredOption('--org <id>', 'the org id (positive integer)', positiveInteger('org id'))
-    .addHelpText('after', prints('{"handle":"alice","org_ids":[2]} (the orgs left)') + OFFBOARDING)
+    .addHelpText('after', prints('{"handle":"alice","org_ids":[2]} (the orgs left)') + OFFBOARDING.remove)
     .action(async (handle: string, options: { org: number }) => print(await withAdmin((admin) => admin.removeMembership(handle, options.org))));
 
   const tokens = program.command('tokens').description('issue, list and revoke API tokens');
