@@ -2,7 +2,9 @@ import { Command } from 'commander';
 import { environmentHelp } from '../config/config.docs.js';
 import { type Config, describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
 import { PACKAGE } from '../config/config.package.js';
-import { type AuthService, createAuthService } from '../features/auth/auth.service.js';
+import { type AuthService, AdminInputError, createAuthService } from '../features/auth/auth.service.js';
+import { createCalendarAdmin } from '../features/calendar/calendar.admin.js';
+import { createWebhooksAdmin } from '../features/webhooks/webhooks.admin.js';
 import { type Storage, openStorage } from '../storage/database.js';
 import { FocusCommand, positiveInteger, repeatable, single } from './cli.parsing.js';
 
@@ -27,7 +29,25 @@ async function withStorage<T>(fn: (storage: Storage, config: Config) => Promise<
 /** An administrative command: the user and token service over the configured, migrated database. */
 const withAdmin = <T>(fn: (admin: AuthService) => Promise<T>) => withStorage((storage) => fn(createAuthService(storage)));
 
+/** An operator's command over every user's webhooks or calendar feeds, with the user service to name users by handle. */
+const withOperator = <T>(fn: (services: { admin: AuthService; webhooks: ReturnType<typeof createWebhooksAdmin>; feeds: ReturnType<typeof createCalendarAdmin> }) => Promise<T>) =>
+  withStorage((storage) => fn({ admin: createAuthService(storage), webhooks: createWebhooksAdmin(storage), feeds: createCalendarAdmin(storage) }));
+
+/** `--user <handle>`: the user's id, or undefined for everyone's. */
+const userIdOf = (admin: AuthService, handle: string | undefined) => (handle === undefined ? Promise.resolve(undefined) : admin.userIdOf(handle));
+
 const prints = (shape: string) => `\nPrints ${shape} on stdout.`;
+
+/** What `users disable` and `users remove` stop, in their help. */
+const OFFBOARDING = {
+  disable:
+    '\nTakes effect at once on every running instance: every token answers 401, open event streams end, webhooks get no further ' +
+    'delivery (queued ones and retries included) and calendar feeds answer 404. See docs/deployment.md, "Off-boarding".',
+  remove:
+    "\nTakes effect at once on every running instance: the user's tokens no longer see the org's private sessions, open event streams " +
+    "end (a reconnect carries the orgs left), webhooks get none of the org's events (queued ones included) and calendar feeds stop " +
+    'showing its sessions. See docs/deployment.md, "Off-boarding".',
+};
 
 /** The `focus` command line: every command, its arguments and its help, nothing executed yet. */
 export function buildProgram(): Command {
@@ -53,7 +73,7 @@ export function buildProgram(): Command {
       print(await withStorage(migrate, { migrate: false }));
     });
 
-  const users = program.command('users').description('add and list users');
+  const users = program.command('users').description('add, list, disable and remove users');
   users
     .command('add')
     .description('create a user and any missing org, or add orgs to an existing user (idempotent)')
@@ -71,9 +91,28 @@ export function buildProgram(): Command {
     );
   users
     .command('list')
-    .description('list every user with their orgs and home time zone')
-    .addHelpText('after', prints('{"data":[{"handle":"alice","org_ids":[1,2],"timezone":"Europe/Berlin"},…]}'))
+    .description('list every user with their orgs, home time zone and whether they are disabled')
+    .addHelpText('after', prints('{"data":[{"handle":"alice","org_ids":[1,2],"timezone":"Europe/Berlin","disabled":false},…]}'))
     .action(async () => print(await withAdmin((admin) => admin.listUsers())));
+  users
+    .command('disable')
+    .description("off-board a user: refuse every token, end their event streams, stop their webhooks and calendar feeds (undo: users enable)")
+    .argument('<handle>', 'the user to disable')
+    .addHelpText('after', prints('{"handle":"alice","disabled":true}') + OFFBOARDING.disable)
+    .action(async (handle: string) => print(await withAdmin((admin) => admin.setDisabled(handle, true))));
+  users
+    .command('enable')
+    .description('undo users disable: the tokens, webhooks and feeds the user kept work again (what was queued meanwhile is not sent)')
+    .argument('<handle>', 'the user to enable')
+    .addHelpText('after', prints('{"handle":"alice","disabled":false}'))
+    .action(async (handle: string) => print(await withAdmin((admin) => admin.setDisabled(handle, false))));
+  users
+    .command('remove')
+    .description("remove a user from an org: their tokens, streams, webhooks and feeds no longer carry that org's sessions")
+    .argument('<handle>', 'the member to remove')
+    .requiredOption('--org <id>', 'the org id (positive integer)', positiveInteger('org id'))
+    .addHelpText('after', prints('{"handle":"alice","org_ids":[2]} (the orgs left)') + OFFBOARDING.remove)
+    .action(async (handle: string, options: { org: number }) => print(await withAdmin((admin) => admin.removeMembership(handle, options.org))));
 
   const tokens = program.command('tokens').description('issue, list and revoke API tokens');
   tokens
@@ -94,10 +133,44 @@ export function buildProgram(): Command {
     .action(async (handle: string | undefined) => print(await withAdmin((admin) => admin.listTokens(handle))));
   tokens
     .command('revoke')
-    .description('revoke a token: it answers 401 from then on (revoking twice is fine)')
+    .description('revoke a token: it answers 401 from then on and its open event streams end, on every instance (revoking twice is fine)')
     .argument('<id>', 'the token id (from `tokens issue` or `tokens list`)', positiveInteger('token id'))
     .addHelpText('after', prints('{"id":1,"revoked":true}'))
     .action(async (id: number) => print(await withAdmin((admin) => admin.revokeToken(id))));
+
+  const webhooks = program.command('webhooks').description("list and delete users' webhooks (operators)");
+  webhooks
+    .command('list')
+    .description("list every user's webhooks, or one user's: never a secret")
+    .option('--user <handle>', 'only this user’s webhooks', single('--user'))
+    .addHelpText('after', prints('{"data":[{"id":"1","handle":"alice","url","events":[…],"description","created_at"},…]}'))
+    .action(async (options: { user?: string }) => print(await withOperator(async (s) => s.webhooks.list(await userIdOf(s.admin, options.user)))));
+  webhooks
+    .command('delete')
+    .description('delete a webhook, whoever owns it: no further delivery, queued ones included')
+    .argument('<id>', 'the webhook id (from `webhooks list`)', positiveInteger('webhook id'))
+    .addHelpText('after', prints('{"id":"1","deleted":true}'))
+    .action(async (id: number) => {
+      if (!(await withOperator((s) => s.webhooks.delete(id)))) throw new AdminInputError(`no webhook with id ${id}`);
+      print({ id: String(id), deleted: true });
+    });
+
+  const feeds = program.command('feeds').description("list and delete users' calendar feeds (operators)");
+  feeds
+    .command('list')
+    .description("list every user's calendar feeds, or one user's: never a secret")
+    .option('--user <handle>', 'only this user’s feeds', single('--user'))
+    .addHelpText('after', prints('{"data":[{"id":1,"handle":"alice","name","created_at"},…]}'))
+    .action(async (options: { user?: string }) => print(await withOperator(async (s) => s.feeds.list(await userIdOf(s.admin, options.user)))));
+  feeds
+    .command('delete')
+    .description('revoke a calendar feed, whoever owns it: its URL answers 404 from then on')
+    .argument('<id>', 'the feed id (from `feeds list`)', positiveInteger('feed id'))
+    .addHelpText('after', prints('{"id":1,"deleted":true}'))
+    .action(async (id: number) => {
+      if (!(await withOperator((s) => s.feeds.delete(id)))) throw new AdminInputError(`no calendar feed with id ${id}`);
+      print({ id, deleted: true });
+    });
 
   program
     .command('serve')

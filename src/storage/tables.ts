@@ -30,6 +30,8 @@ export interface UsersTable {
   created_at: Instant;
   /** IANA name in its canonical spelling; the database fills in `UTC`. */
   timezone: Generated<string>;
+  /** Set by `focus users disable`: every way the user receives data is shut while it is (contract section 13). */
+  disabled_at: Instant | null;
 }
 
 export interface OrgsTable {

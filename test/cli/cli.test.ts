@@ -93,7 +93,7 @@ describeEachDialect('npx focus', (dialect) => {
     expectOneLineFailure(textOrg, /org id .*: x \(focus users add --help\)$/);
     expectOneLineFailure(zeroOrg, /org id .*: 0 \(focus users add --help\)$/);
     expectOneLineFailure(unknown, /^focus: unknown command "frobnicate" \(focus --help\)$/);
-    expectOneLineFailure(none, /^focus: missing command: one of migrate, users, tokens, serve \(focus --help\)$/);
+    expectOneLineFailure(none, /^focus: missing command: one of migrate, users, tokens, webhooks, feeds, serve \(focus --help\)$/);
     expectOneLineFailure(unknownOption, /^focus: unknown option --colour for "users add" \(focus users add --help\)$/);
     expectOneLineFailure(badUrl, /DATABASE_URL/);
     // None of them created anyone.
@@ -204,8 +204,8 @@ describeEachDialect('npx focus', (dialect) => {
     const users = json(await focus(env, 'users', 'list'));
     expect(users).toEqual({
       data: [
-        { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC' },
-        { handle: 'bob', org_ids: [2], timezone: 'UTC' },
+        { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC', disabled: false },
+        { handle: 'bob', org_ids: [2], timezone: 'UTC', disabled: false },
       ],
     });
     const issued = json(await focusBin(env, 'tokens', 'issue', 'alice', '--name', 'listed', '--ttl', '1h')) as { id: number; token: string };
@@ -277,7 +277,7 @@ describeEachDialect('npx focus', (dialect) => {
     // Adding an org without --timezone keeps the zone; a bad zone changes nothing, orgs included.
     expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '2'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
     expectOneLineFailure(await focusBin(env, 'users', 'add', 'berta', '--org', '9', '--timezone', 'Europe/Berlln'), /IANA time zone .*: Europe\/Berlln \(focus users add --help\)$/);
-    expect((json(await focusBin(env, 'users', 'list')) as { data: unknown[] }).data).toContainEqual({ handle: 'berta', org_ids: [1, 2], timezone: 'Europe/Berlin' });
+    expect((json(await focusBin(env, 'users', 'list')) as { data: unknown[] }).data).toContainEqual({ handle: 'berta', org_ids: [1, 2], timezone: 'Europe/Berlin', disabled: false });
 
     // Run again with --timezone: the zone changes (the server sees it at once), earlier sessions stay put.
     expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'America/New_York'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
@@ -352,7 +352,7 @@ describe('where the data is', () => {
     const fromDocs = json(await focusIn(join(ROOT, 'docs'), env, 'migrate')) as { database: string };
     expect(fromDocs.database).toBe(`sqlite:${file}`);
     const fromElsewhere = json(await focusIn(dir, env, 'users', 'list'));
-    expect(fromElsewhere).toEqual({ data: [{ handle: 'alice', org_ids: [1], timezone: 'UTC' }] });
+    expect(fromElsewhere).toEqual({ data: [{ handle: 'alice', org_ids: [1], timezone: 'UTC', disabled: false }] });
     expect(readdirSync(join(ROOT, 'docs')).some((f) => f === 'data' || f.endsWith('.db'))).toBe(false);
   }, 60_000);
 

@@ -8,6 +8,8 @@ export interface TokenLookup {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** When the user was disabled (`focus users disable`); their tokens are refused while set. */
+  disabledAt: string | null;
   orgIds: number[];
 }
 
@@ -52,6 +54,7 @@ export function createAuthRepository(storage: Storage) {
         'tokens.expires_at as expiresAt',
         'tokens.revoked_at as revokedAt',
         'tokens.last_used_at as lastUsedAt',
+        'users.disabled_at as disabledAt',
         'memberships.org_id as orgId',
       ])
       .where('tokens.token_hash', '=', tokenHash)
@@ -67,6 +70,9 @@ export function createAuthRepository(storage: Storage) {
   const changed = (db: Db, payload: string) => storage.signals.publish(db, AUTH_CHANNEL, payload);
 
   return {
+    /** Moves whenever a token, user or membership may have changed (see Signals.version); undefined when that cannot be told. */
+    revision: () => storage.signals.version(AUTH_CHANNEL),
+
     /**
      * The token row with its user and orgs. A read is reused for up to AUTH_CACHE_TTL_MS
      * while the auth channel's signal version is unchanged: a revocation, a new token or
@@ -89,18 +95,20 @@ export function createAuthRepository(storage: Storage) {
     },
 
     /**
-     * Those of the token hashes that are neither revoked nor expired at `now`, each with its
-     * user's orgs now: one statement for many (the event streams' check).
+     * Those of the token hashes that are neither revoked nor expired at `now`, and whose user
+     * is not disabled, each with its user's orgs now: one statement for many (the event streams' check).
      */
     async activeTokens(hashes: readonly string[], now: string): Promise<Map<string, number[]>> {
       const out = new Map<string, number[]>();
       if (hashes.length === 0) return out;
       const rows = await storage.db
         .selectFrom('tokens')
+        .innerJoin('users', 'users.id', 'tokens.user_id')
         .leftJoin('memberships', 'memberships.user_id', 'tokens.user_id')
         .select(['tokens.token_hash', 'memberships.org_id'])
         .where('tokens.token_hash', 'in', [...hashes])
         .where('tokens.revoked_at', 'is', null)
+        .where('users.disabled_at', 'is', null)
         .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]))
         .orderBy('memberships.org_id')
         .execute();
@@ -123,8 +131,23 @@ export function createAuthRepository(storage: Storage) {
       return rows.map((r) => r.org_id);
     },
 
-    async findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string } | undefined> {
-      return db.selectFrom('users').select(['id', 'handle']).where('handle', '=', handle).executeTakeFirst();
+    async findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string; disabled_at: string | null } | undefined> {
+      return db.selectFrom('users').select(['id', 'handle', 'disabled_at']).where('handle', '=', handle).executeTakeFirst();
+    },
+
+    /** Disables (`at`) or enables (null) the user; a disable keeps the first instant. Signalled: every cached lookup of their tokens is stale. */
+    async setDisabled(db: Db, q: { userId: number; at: string | null }): Promise<void> {
+      let update = db.updateTable('users').set({ disabled_at: q.at }).where('id', '=', q.userId);
+      if (q.at !== null) update = update.where('disabled_at', 'is', null);
+      await update.execute();
+      await changed(db, `user:${q.userId}`);
+    },
+
+    /** Ends the user's membership of `orgId`; false when there was none. Signalled like any change of a user's orgs. */
+    async removeMembership(db: Db, q: { userId: number; orgId: number }): Promise<boolean> {
+      const result = await db.deleteFrom('memberships').where('user_id', '=', q.userId).where('org_id', '=', q.orgId).executeTakeFirst();
+      await changed(db, `user:${q.userId}`);
+      return Number(result.numDeletedRows) > 0;
     },
 
     /**
@@ -192,18 +215,18 @@ export function createAuthRepository(storage: Storage) {
     },
 
     /** Every user with their org ids and home zone, by handle: one statement, one row per membership. */
-    async listUsersWithOrgs(db: Db): Promise<{ handle: string; orgIds: number[]; timezone: string }[]> {
+    async listUsersWithOrgs(db: Db): Promise<{ handle: string; orgIds: number[]; timezone: string; disabled: boolean }[]> {
       const rows = await db
         .selectFrom('users')
         .leftJoin('memberships', 'memberships.user_id', 'users.id')
-        .select(['users.handle', 'users.timezone', 'memberships.org_id'])
+        .select(['users.handle', 'users.timezone', 'users.disabled_at', 'memberships.org_id'])
         .orderBy('users.handle')
         .orderBy('memberships.org_id')
         .execute();
-      const users = new Map<string, { handle: string; orgIds: number[]; timezone: string }>();
+      const users = new Map<string, { handle: string; orgIds: number[]; timezone: string; disabled: boolean }>();
       for (const row of rows) {
         let user = users.get(row.handle);
-        if (user === undefined) users.set(row.handle, (user = { handle: row.handle, orgIds: [], timezone: row.timezone }));
+        if (user === undefined) users.set(row.handle, (user = { handle: row.handle, orgIds: [], timezone: row.timezone, disabled: row.disabled_at !== null }));
         if (row.org_id !== null) user.orgIds.push(row.org_id);
       }
       return [...users.values()];

@@ -42,6 +42,13 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export function createAuthService(storage: Storage) {
   const repo = createAuthRepository(storage);
 
+  async function existingUser(handle: string) {
+    requireHandle(handle);
+    const user = await repo.findUserByHandle(storage.db, handle);
+    if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
+    return user;
+  }
+
   return {
     /**
      * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
@@ -50,7 +57,7 @@ export function createAuthService(storage: Storage) {
     async authenticate(token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
       if (!isWellFormedToken(token)) return undefined;
       const found = await repo.findToken(hashToken(token));
-      if (found === undefined || found.revokedAt !== null) return undefined;
+      if (found === undefined || found.revokedAt !== null || found.disabledAt !== null) return undefined;
       const nowIso = now.toISOString();
       if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
       if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
@@ -65,6 +72,13 @@ export function createAuthService(storage: Storage) {
      * revoked or expired, or that its user joined another org.
      */
     activeTokens: (hashes: readonly string[], now = new Date()) => repo.activeTokens(hashes, now.toISOString()),
+
+    /**
+     * An opaque value that moves whenever a token was revoked, a user disabled or a
+     * membership changed, by any process (undefined: cannot be told now): a long-lived
+     * request checks its token again when it moves instead of waiting for its next look.
+     */
+    revision: () => repo.revision(),
 
     /** `GET /me`: the caller as the token lookup found them, no further query. */
     me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),
@@ -132,17 +146,37 @@ export function createAuthService(storage: Storage) {
 
     async listUsers() {
       const users = await repo.listUsersWithOrgs(storage.db);
-      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone })) };
+      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone, disabled: u.disabled })) };
+    },
+
+    /** The id of the user with this handle, for the other features' administrative commands. */
+    async userIdOf(handle: string): Promise<number> {
+      return (await existingUser(handle)).id;
+    },
+
+    /**
+     * Off-boarding (contract section 13): while disabled, every token of the user is refused
+     * (401), and the event streams, webhooks and calendar feeds that read this flag stop.
+     * Reversible with `enabled: false`; the tokens are kept, not revoked.
+     */
+    async setDisabled(handle: string, disabled: boolean) {
+      const user = await existingUser(handle);
+      await repo.setDisabled(storage.db, { userId: user.id, at: disabled ? new Date().toISOString() : null });
+      return { handle, disabled };
+    },
+
+    /** Ends the user's membership of `orgId`: their tokens, streams, webhooks and feeds no longer see its sessions. */
+    async removeMembership(handle: string, orgId: number) {
+      const user = await existingUser(handle);
+      if (!(await repo.removeMembership(storage.db, { userId: user.id, orgId }))) {
+        throw new AdminInputError(`${handle} is not a member of org ${orgId}`);
+      }
+      return { handle, org_ids: await repo.orgIdsOf(storage.db, user.id) };
     },
 
     /** Every token, or one user's: its metadata only, never the token or its hash. */
     async listTokens(handle?: string) {
-      let userId: number | undefined;
-      if (handle !== undefined) {
-        requireHandle(handle);
-        userId = (await repo.findUserByHandle(storage.db, handle))?.id;
-        if (userId === undefined) throw new AdminInputError(`no user with handle ${handle}`);
-      }
+      const userId = handle === undefined ? undefined : (await existingUser(handle)).id;
       const rows = await repo.listTokens(storage.db, userId);
       return {
         data: rows.map((t) => ({

@@ -35,13 +35,15 @@ export function createCalendarRepository(storage: Storage) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    /** The feed whose secret hashes to `secretHash`, with its user as the API sees callers; undefined when there is none. */
+    /** The feed whose secret hashes to `secretHash`, with its user as the API sees callers (memberships read now); undefined when there is none or its user is disabled. */
     async findByHash(secretHash: string): Promise<{ name: string; user: AuthenticatedUser } | undefined> {
       const row = await storage.db
         .selectFrom('calendar_feeds')
         .innerJoin('users', 'users.id', 'calendar_feeds.user_id')
         .select(['calendar_feeds.name', 'users.id', 'users.handle', 'users.timezone'])
         .where('calendar_feeds.secret_hash', '=', secretHash)
+        // A disabled user's feeds answer as a revoked one does (contract section 13).
+        .where('users.disabled_at', 'is', null)
         .executeTakeFirst();
       if (row === undefined) return undefined;
       const orgs = await storage.db.selectFrom('memberships').select('org_id').where('user_id', '=', row.id).orderBy('org_id').execute();

@@ -33,7 +33,7 @@ const IN_STEP_ROWS = PAGE * PAGES_PER_TICK;
 const READERS_PER_READ = 100;
 /** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
-/** Token revocation and expiry, and the user's orgs, are checked this often. */
+/** Token revocation and expiry, and the user's orgs, are checked this often at least (and at once when the auth revision moves). */
 const TOKEN_CHECK_MS = 1_000;
 /** Socket writes between two yields to the event loop. */
 const WRITE_BATCH = 100;
@@ -73,6 +73,8 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   /** Slots taken by opens still on their way (reserve()), per token and in all. */
   const reserved = new Map<string, number>();
   let reservedAll = 0;
+  /** The auth revision (AuthService.revision) the last check of the streams' tokens began at. */
+  let checkedRevision: string | undefined;
 
   const write = (stream: Stream, text: string) => {
     if (stream.closed) return;
@@ -218,8 +220,11 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     write(stream, `event: ${o.event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at })}\n\n`);
 
   async function checkTokens(): Promise<void> {
-    if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS) return;
+    // A revocation, disabled user or lost membership is acted on at the next tick, not the next look.
+    const revision = deps.auth.revision();
+    if (Date.now() - tokensCheckedAt < TOKEN_CHECK_MS && revision !== undefined && revision === checkedRevision) return;
     tokensCheckedAt = Date.now();
+    checkedRevision = revision;
     const checked = new Set([...streams].map((s) => s.tokenHash));
     const active = await deps.auth.activeTokens([...checked]);
     // Only the tokens asked about: a stream that opened while the query ran, with a token
@@ -227,10 +232,11 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     for (const stream of streams) {
       if (!checked.has(stream.tokenHash)) continue;
       const orgIds = active.get(stream.tokenHash);
-      if (orgIds === undefined) end(stream);
-      // A stream follows its user's orgs as they are now: one joined from then on, and one left
-      // (no path removes a membership today) no longer.
-      else if (orgIds.length !== stream.user.orgIds.length || orgIds.some((org) => !stream.user.orgIds.includes(org))) stream.user = { ...stream.user, orgIds };
+      // Revoked, expired, or its user disabled; or an org left (`focus users remove`): the stream
+      // ends, and a reconnect starts over with what the user may see now.
+      if (orgIds === undefined || stream.user.orgIds.some((org) => !orgIds.includes(org))) end(stream);
+      // An org joined is followed from then on.
+      else if (orgIds.length !== stream.user.orgIds.length) stream.user = { ...stream.user, orgIds };
     }
   }
 

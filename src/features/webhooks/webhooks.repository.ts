@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { NewWebhookDelivery, WebhookDeliveryRow, WebhookRow } from '../../storage/tables.js';
+import { withheldDeliveries } from './webhooks.offboarding.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
@@ -60,7 +61,7 @@ export function createWebhooksRepository(storage: Storage) {
       return query.orderBy('id', 'desc').limit(q.limit).execute();
     },
 
-    /** Every webhook of these users, with the user's handle and time zone. */
+    /** Every webhook of these users, with the user's handle and time zone; a disabled user's none. */
     hooksOf(db: Db, userIds: readonly number[]) {
       if (userIds.length === 0) return Promise.resolve([]);
       return db
@@ -68,6 +69,7 @@ export function createWebhooksRepository(storage: Storage) {
         .innerJoin('users', 'users.id', 'webhooks.user_id')
         .select(['webhooks.id', 'webhooks.user_id', 'webhooks.events', 'users.handle', 'users.timezone'])
         .where('webhooks.user_id', 'in', userIds)
+        .where('users.disabled_at', 'is', null)
         .orderBy('webhooks.id')
         .execute();
     },
@@ -146,13 +148,17 @@ export function createWebhooksRepository(storage: Storage) {
         if (due.length === 0) return [];
         const ids = due.map((r) => r.id);
         await trx.updateTable('webhook_deliveries').set({ claimed_until: q.leaseUntil }).where('id', 'in', ids).execute();
-        return trx
+        const claimed = await trx
           .selectFrom('webhook_deliveries')
           .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
-          .select(['webhook_deliveries.id', 'webhook_deliveries.event_id', 'webhook_deliveries.payload', 'webhook_deliveries.attempts', 'webhooks.url', 'webhooks.secret'])
+          .select(['webhook_deliveries.id', 'webhook_deliveries.event_id', 'webhook_deliveries.payload', 'webhook_deliveries.attempts', 'webhooks.url', 'webhooks.secret', 'webhooks.user_id'])
           .where('webhook_deliveries.id', 'in', ids)
           .orderBy('webhook_deliveries.next_attempt_at')
           .execute();
+        // An off-boarded owner's (disabled, or no longer in the session's org) are dropped, never sent.
+        const withheld = await withheldDeliveries(trx, claimed);
+        if (withheld.size > 0) await trx.deleteFrom('webhook_deliveries').where('id', 'in', [...withheld]).execute();
+        return claimed.filter((d) => !withheld.has(d.id)).map(({ user_id: _owner, ...d }) => d);
       });
     },
 
