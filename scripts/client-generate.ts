@@ -16,12 +16,12 @@ export const CLIENT_DIR = join(PACKAGE_ROOT, 'clients', 'typescript');
 export const CLIENT_SCHEMA = join(CLIENT_DIR, 'schema.d.ts');
 
 /**
- * The types openapi-typescript makes of the document. readWriteMarkers: read-only fields
- * are left out of request bodies (openapi-fetch's Writable) and kept in responses.
- * defaultNonNullable off: a field with a default stays optional in a request body.
+ * The types openapi-typescript makes of the document with no options, as any integrator's
+ * `npx openapi-typescript` run makes them: the document's request bodies list no read-only
+ * field and no `default` (src/app/openapi.document.ts), so nothing needs configuring.
  */
 export async function renderClientSchema(document: Record<string, unknown>): Promise<string> {
-  const ast = await openapiTS(structuredClone(document) as unknown as OpenAPI3, { readWriteMarkers: true, defaultNonNullable: false });
+  const ast = await openapiTS(structuredClone(document) as unknown as OpenAPI3);
   return `${COMMENT_HEADER}// Regenerate with \`npm run client:generate\` (scripts/client-generate.ts).\n\n${astToString(ast)}`;
 }
 

@@ -5,20 +5,6 @@
 
 // Regenerate with `npm run client:generate` (scripts/client-generate.ts).
 
-export type $Read<T> = {
-    readonly $read: T;
-};
-export type $Write<T> = {
-    readonly $write: T;
-};
-export type Readable<T> = T extends $Write<any> ? never : T extends $Read<infer U> ? Readable<U> : T extends (infer E)[] ? Readable<E>[] : T extends object ? {
-    [K in keyof T as NonNullable<T[K]> extends $Write<any> ? never : K]: Readable<T[K]>;
-} : T;
-export type Writable<T> = T extends $Read<any> ? never : T extends $Write<infer U> ? Writable<U> : T extends (infer E)[] ? Writable<E>[] : T extends object ? {
-    [K in keyof T as NonNullable<T[K]> extends $Read<any> ? never : K]: Writable<T[K]>;
-} & {
-    [K in keyof T as NonNullable<T[K]> extends $Read<any> ? K : never]?: never;
-} : T;
 export interface paths {
     "/api/v1/openapi.json": {
         parameters: {
@@ -714,10 +700,10 @@ export interface components {
          *     }
          */
         CalendarFeed: {
-            id: $Read<number>;
+            readonly id: number;
             name: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
         };
         /**
          * @description A new calendar feed; the body may be empty.
@@ -823,12 +809,12 @@ export interface components {
          *     }
          */
         CreatedCalendarFeed: {
-            id: $Read<number>;
+            readonly id: number;
             name: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** @description Root-relative subscription URL, `/ical/<secret>.ics`: prefix it with this server’s origin and give it to a calendar app. The secret is shown only in this answer; anyone holding the URL can read the feed until you delete it. */
-            url: $Read<string>;
+            readonly url: string;
         };
         /** @description The feed, with its URL (shown once). */
         CreatedCalendarFeedEnvelope: {
@@ -888,9 +874,9 @@ export interface components {
          */
         Me: {
             /** @description Your handle. */
-            handle: $Read<string>;
+            readonly handle: string;
             /** @description The organizations you belong to. */
-            org_ids: $Read<number[]>;
+            readonly org_ids: number[];
             /**
              * @description Your home time zone (IANA, canonical spelling; default `UTC`): a session you create without `timezone` takes place in it.
              * @example Europe/Berlin
@@ -902,7 +888,7 @@ export interface components {
             data: components["schemas"]["Me"];
         };
         /**
-         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves.
+         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves. Read-only fields sent anyway are ignored: `handle`, `org_ids`.
          * @example {
          *       "timezone": "Europe/Berlin"
          *     }
@@ -913,10 +899,6 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
-            /** @description Read-only; ignored when sent. */
-            handle?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            org_ids?: $Read<unknown>;
         };
         /**
          * @description What a blocking client enforces right now, over the sessions you created, collaborate on or joined.
@@ -1105,7 +1087,7 @@ export interface components {
          *     }
          */
         Session: {
-            id: $Read<number>;
+            readonly id: number;
             org_id: number;
             name: string;
             /** @enum {string} */
@@ -1148,31 +1130,31 @@ export interface components {
             /** @enum {integer} */
             fallback_option: 0 | 1;
             /** @description Handle of the creator (the host). */
-            created_by: $Read<string>;
+            readonly created_by: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: $Read<string>;
+            readonly updated_at: string;
             /**
              * Format: date-time
              * @description Start of this occurrence (of a series: of its first occurrence), UTC.
              */
-            starts_at: $Read<string>;
+            readonly starts_at: string;
             /** Format: date-time */
-            ends_at: $Read<string>;
+            readonly ends_at: string;
             /** @description RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern; null for a one-off session. */
-            rrule: $Read<string | null>;
+            readonly rrule: string | null;
             /** @description Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one). */
-            participants_count: $Read<number>;
+            readonly participants_count: number;
             /**
              * Format: date
              * @description In date-filtered listings: the local date of this item.
              */
-            occurrence_date?: $Read<string>;
-            participation?: $Read<components["schemas"]["Participation"]>;
+            readonly occurrence_date?: string;
+            readonly participation?: components["schemas"]["Participation"];
         };
         /**
-         * @description A new session; you are its host.
+         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "org_id": 1,
          *       "name": "Deep work: quarterly report",
@@ -1234,20 +1216,16 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone?: string;
-            /** @default false */
+            /** @description Default: `false`. */
             is_public?: boolean;
-            /**
-             * @description Handles of members of the session’s org; they can see a private session.
-             * @default []
-             */
+            /** @description Handles of members of the session’s org; they can see a private session. Default: `[]`. */
             collaborator?: string[];
             /**
-             * @description Moves only forward: waiting → in_progress → completed.
-             * @default waiting
+             * @description Moves only forward: waiting → in_progress → completed. Default: `"waiting"`.
              * @enum {string}
              */
             status?: "waiting" | "in_progress" | "completed";
-            /** @default false */
+            /** @description Default: `false`. */
             website_blocker_enabled?: boolean;
             website_blocker?: {
                 /**
@@ -1255,25 +1233,19 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @default [] */
+                /** @description Default: `[]`. */
                 category?: string[];
-                /**
-                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
-                 * @default []
-                 */
+                /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
-            /** @default false */
+            /** @description Default: `false`. */
             snooze_enabled?: boolean;
-            /**
-             * @description Notification-app name → whether snoozing applies; at most 50.
-             * @default {}
-             */
+            /** @description Notification-app name → whether snoozing applies; at most 50. Default: `{}`. */
             snooze_apps?: {
                 [key: string]: boolean;
             };
             /**
-             * @default 0
+             * @description Default: `0`.
              * @enum {integer}
              */
             is_recurring?: 0 | 1;
@@ -1292,10 +1264,7 @@ export interface components {
              * @enum {string|null}
              */
             occurrence?: "daily" | "weekly" | "monthly" | null;
-            /**
-             * @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.
-             * @default []
-             */
+            /** @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday. Default: `[]`. */
             recurring_days?: number[];
             /** @enum {string|null} */
             recurring_month_option?: "exact" | "week_day" | null;
@@ -1307,33 +1276,10 @@ export interface components {
             /** @description 0 = Sunday. */
             recurring_month_week_day?: number | null;
             /**
-             * @description `exact` in a month without that day: 0 skip, 1 last day.
-             * @default 0
+             * @description `exact` in a month without that day: 0 skip, 1 last day. Default: `0`.
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description One session. */
         SessionEnvelope: {
@@ -1346,7 +1292,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Any subset of the create fields (at least one); the merged session must pass every create rule.
+         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "name": "Deep work: quarterly report (final pass)",
          *       "duration": 90
@@ -1379,20 +1325,16 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone?: string;
-            /** @default false */
+            /** @description Default: `false`. */
             is_public?: boolean;
-            /**
-             * @description Handles of members of the session’s org; they can see a private session.
-             * @default []
-             */
+            /** @description Handles of members of the session’s org; they can see a private session. Default: `[]`. */
             collaborator?: string[];
             /**
-             * @description Moves only forward: waiting → in_progress → completed.
-             * @default waiting
+             * @description Moves only forward: waiting → in_progress → completed. Default: `"waiting"`.
              * @enum {string}
              */
             status?: "waiting" | "in_progress" | "completed";
-            /** @default false */
+            /** @description Default: `false`. */
             website_blocker_enabled?: boolean;
             website_blocker?: {
                 /**
@@ -1400,25 +1342,19 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @default [] */
+                /** @description Default: `[]`. */
                 category?: string[];
-                /**
-                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
-                 * @default []
-                 */
+                /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
-            /** @default false */
+            /** @description Default: `false`. */
             snooze_enabled?: boolean;
-            /**
-             * @description Notification-app name → whether snoozing applies; at most 50.
-             * @default {}
-             */
+            /** @description Notification-app name → whether snoozing applies; at most 50. Default: `{}`. */
             snooze_apps?: {
                 [key: string]: boolean;
             };
             /**
-             * @default 0
+             * @description Default: `0`.
              * @enum {integer}
              */
             is_recurring?: 0 | 1;
@@ -1437,10 +1373,7 @@ export interface components {
              * @enum {string|null}
              */
             occurrence?: "daily" | "weekly" | "monthly" | null;
-            /**
-             * @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.
-             * @default []
-             */
+            /** @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday. Default: `[]`. */
             recurring_days?: number[];
             /** @enum {string|null} */
             recurring_month_option?: "exact" | "week_day" | null;
@@ -1452,33 +1385,10 @@ export interface components {
             /** @description 0 = Sunday. */
             recurring_month_week_day?: number | null;
             /**
-             * @description `exact` in a month without that day: 0 skip, 1 last day.
-             * @default 0
+             * @description `exact` in a month without that day: 0 skip, 1 last day. Default: `0`.
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /**
          * @description A task you committed to in a session.
@@ -1496,12 +1406,12 @@ export interface components {
          */
         Task: {
             /** @description Task id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Task text, trimmed. */
             context: string;
             is_completed: boolean;
             /** @description Handle of the owner (always you). */
-            owner: $Read<string>;
+            readonly owner: string;
             /** @description The external origin, e.g. `linear`; null for a task made here. */
             source: string | null;
             /** @description Id of the task in its origin, in the JSON type it was last sent with; null for a task made here. */
@@ -1509,12 +1419,12 @@ export interface components {
             /** @description The session it is committed to; null once that session was deleted. */
             session_id: number | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: $Read<string>;
+            readonly updated_at: string;
         };
         /**
-         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409).
+         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "context": "Outline the quarterly report",
          *       "session_id": 1
@@ -1531,40 +1441,18 @@ export interface components {
             context: string;
             /** @description A session visible to you. */
             session_id: number;
-            /** @default false */
+            /** @description Default: `false`. */
             is_completed?: boolean;
             source?: string | null;
             /** @description Id of the task in its origin: a non-negative integer (at most 2^53 − 1) or a string of 1–255 characters without control characters. Returned in the JSON type it was last sent with; `42` and `"42"` name the same task. */
             source_id?: number | string | null;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description One task. */
         TaskEnvelope: {
             data: components["schemas"]["Task"];
         };
         /**
-         * @description Tasks to import into one session, upserted on (source, source_id).
+         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "session_id": 1,
          *       "tasks": [
@@ -1591,31 +1479,9 @@ export interface components {
             session_id: number;
             /** @description 1–1000 tasks. */
             tasks: components["schemas"]["TaskImportItem"][];
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /**
-         * @description One task from an external origin.
+         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "context": "Fix the login redirect loop",
          *       "source": "linear",
@@ -1629,28 +1495,6 @@ export interface components {
             source: string;
             /** @description Id of the task in its origin: a non-negative integer (at most 2^53 − 1) or a string of 1–255 characters without control characters. Returned in the JSON type it was last sent with; `42` and `"42"` name the same task. */
             source_id: number | string;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description What an import did. */
         TaskImportResult: {
@@ -1670,7 +1514,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created.
+         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `source`, `source_id`, `session_id`.
          * @example {
          *       "is_completed": true
          *     }
@@ -1682,34 +1526,6 @@ export interface components {
             /** @description Task text, 1–2000 characters after trimming (stored trimmed). */
             context?: string;
             is_completed?: boolean;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            source?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            source_id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            session_id?: $Read<unknown>;
         };
         /**
          * @description A webhook: where the events you may see are delivered.
@@ -1726,7 +1542,7 @@ export interface components {
          */
         Webhook: {
             /** @description Webhook id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Where deliveries are POSTed. */
             url: string;
             /** @description The events delivered. */
@@ -1734,7 +1550,7 @@ export interface components {
             /** @description Your note, or null. */
             description: string | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
         };
         /**
          * @description A new webhook; you may keep up to 20.
@@ -1771,7 +1587,7 @@ export interface components {
          */
         WebhookCreated: {
             /** @description Webhook id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Where deliveries are POSTed. */
             url: string;
             /** @description The events delivered. */
@@ -1779,7 +1595,7 @@ export interface components {
             /** @description Your note, or null. */
             description: string | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries. */
             secret: string;
         };
