@@ -1,11 +1,12 @@
 /*
  * Regenerates the typed client's types, clients/typescript/schema.d.ts, from the OpenAPI
- * document the server publishes. test/client/typed-client.test.ts fails when the shipped
- * file is out of date, so run this after changing a schema or a route:
+ * document the server publishes, and gives the client package the server's version.
+ * test/client/typed-client.test.ts fails when either is out of date, so run this after
+ * changing a schema, a route or the version:
  *
  *   npm run client:generate
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { COMMENT_HEADER, type OpenAPI3, astToString } from 'openapi-typescript';
@@ -27,5 +28,9 @@ export async function renderClientSchema(document: Record<string, unknown>): Pro
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   writeFileSync(CLIENT_SCHEMA, await renderClientSchema(await openapiDocument()));
+  const manifest = join(CLIENT_DIR, 'package.json');
+  const client = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+  client.version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  writeFileSync(manifest, `${JSON.stringify(client, null, 2)}\n`);
   process.stdout.write(`${CLIENT_SCHEMA} rewritten from the OpenAPI document\n`);
 }
