@@ -66,6 +66,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/problems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kinds of problem, as a page
+         * @description An HTML page linking the page of every problem `type` this API answers with. No token.
+         */
+        get: operations["listProblemTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a problem type means, as a page
+         * @description The page a problem’s `type` URI names: its title, when it happens and what to do. No token.
+         */
+        get: operations["getProblemType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ical/{file}": {
         parameters: {
             query?: never;
@@ -398,6 +438,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/blocker/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preset website-blocker categories
+         * @description The categories a session’s `website_blocker.category` may name, each with the domains it blocks (a domain covers its subdomains), so that every blocking client enforces the same thing. Another name is a 422. `GET /me/now` expands the active ones in `website_blocker.domains`.
+         */
+        get: operations["listBlockerCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -691,6 +751,28 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A preset website-blocker category. */
+        BlockerCategory: {
+            /**
+             * @description What `website_blocker.category` names.
+             * @example social
+             */
+            id: string;
+            /** @example Social media */
+            name: string;
+            /**
+             * @description The domains it blocks; each covers its subdomains.
+             * @example [
+             *       "facebook.com",
+             *       "instagram.com"
+             *     ]
+             */
+            domains: string[];
+        };
+        /** @description Every preset category, in a fixed order. */
+        BlockerCategoryList: {
+            data: components["schemas"]["BlockerCategory"][];
+        };
         /**
          * @description A calendar feed, without its secret (shown once, when created).
          * @example {
@@ -850,6 +932,11 @@ export interface components {
             status: string;
         };
         /**
+         * @description A short HTML page for people.
+         * @example <!doctype html>…
+         */
+        HtmlPage: string;
+        /**
          * @description An RFC 5545 VCALENDAR: a VTIMEZONE per zone used, then one VEVENT per session.
          * @example BEGIN:VCALENDAR
          *     VERSION:2.0
@@ -944,6 +1031,20 @@ export interface components {
          *         "category": [
          *           "social"
          *         ],
+         *         "domains": [
+         *           "facebook.com",
+         *           "instagram.com",
+         *           "x.com",
+         *           "twitter.com",
+         *           "tiktok.com",
+         *           "linkedin.com",
+         *           "reddit.com",
+         *           "snapchat.com",
+         *           "pinterest.com",
+         *           "threads.net",
+         *           "bsky.app",
+         *           "mastodon.social"
+         *         ],
          *         "urls": [
          *           "news.ycombinator.com"
          *         ]
@@ -973,6 +1074,8 @@ export interface components {
         NowWebsiteBlocker: {
             /** @description Every category an active session blocks, each once. */
             category: string[];
+            /** @description The domains of those categories (`GET /api/v1/blocker/categories`), each once; each covers its subdomains. */
+            domains: string[];
             /** @description Every URL or host an active `custom` blocker blocks, each once (a `preset` blocker blocks its categories only). */
             urls: string[];
         };
@@ -1025,9 +1128,9 @@ export interface components {
          */
         Problem: {
             /**
-             * Format: uri
-             * @description Stable, for programs: `https://focus.dev/problems/<kind>`.
-             * @example https://focus.dev/problems/validation-failed
+             * Format: uri-reference
+             * @description Stable, for programs: `<origin>/problems/<kind>`, where the origin is the server’s PUBLIC_URL or the address the request was sent to. It resolves to a page saying when the problem happens and what to do. Compare the last part (`<kind>`) in programs.
+             * @example https://focus.example.com/problems/validation-failed
              */
             type: string;
             /**
@@ -1233,8 +1336,8 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @description Default: `[]`. */
-                category?: string[];
+                /** @description Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains. Default: `[]`. */
+                category?: ("social" | "news" | "video" | "shopping" | "games" | "adult" | "chat" | "email")[];
                 /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
@@ -1342,8 +1445,8 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @description Default: `[]`. */
-                category?: string[];
+                /** @description Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains. Default: `[]`. */
+                category?: ("social" | "news" | "video" | "shopping" | "games" | "adult" | "chat" | "email")[];
                 /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
@@ -2063,6 +2166,96 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProblemTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list of problem pages. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProblemType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The last part of a problem’s `type`.
+                 * @example validation-failed
+                 */
+                slug: "bad-request" | "unauthorized" | "forbidden" | "not-found" | "method-not-allowed" | "request-timeout" | "conflict" | "idempotency-key-in-flight" | "sync-expired" | "precondition-failed" | "payload-too-large" | "unsupported-media-type" | "validation-failed" | "idempotency-key-reused" | "rate-limited" | "too-many-streams" | "headers-too-large" | "client-error" | "internal" | "unavailable";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The problem’s page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4631,6 +4824,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NowEnvelope"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBlockerCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The categories. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockerCategoryList"];
                 };
             };
             /** @description Missing, invalid, expired or revoked token. */

@@ -28,7 +28,7 @@ export const openapiPlugin = fp(
             'Timed focus sessions (one-off or recurring) in organizations, who joins them, and the tasks people commit to in them, ' +
             'imported in bulk from Todoist, Linear, Jira or GitHub. Every request but the probes and this document needs a bearer token ' +
             '(`npx focus tokens issue <handle>`). Success bodies are `{"data": …}`; errors are RFC 9457 problem+json.',
-          contact: { name: PACKAGE.author, url: PACKAGE.homepage },
+          contact: { name: PACKAGE.author },
           license: { name: PACKAGE.license, identifier: PACKAGE.license },
         },
         servers: [{ url: '/', description: 'This server.' }],
