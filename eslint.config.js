@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // The typed client's types are generated (npm run client:generate).
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.scratch/', '.vitest-tmp/', 'clients/typescript/schema.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.scratch/', '.vitest-tmp/', 'clients/typescript/schema.d.ts', 'clients/typescript/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -19,7 +19,7 @@ try {
   const alice = await t.user('alice', [1]);
   const handles = Array.from({ length: Number(process.env.COLLAB ?? 100) }, (_, i) => `${String(i).padStart(3, '0')}${'h'.repeat(61)}`);
   await addMembers(t.storage, handles, [1]);
-  const blocker = { mode: 'custom', category: Array.from({ length: 20 }, (_, i) => `cat${i}`), urls: Array.from({ length: 500 }, (_, i) => `s${i}.example-site.co`) };
+  const blocker = { mode: 'custom', category: ['social', 'news', 'video', 'shopping', 'games', 'adult', 'chat', 'email'], urls: Array.from({ length: 500 }, (_, i) => `s${i}.example-site.co`) };
   const snooze = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, '0')}`.padEnd(12, '\u0001'), true]));
   const weights = { blocker: Buffer.byteLength(JSON.stringify(blocker)), snooze: Buffer.byteLength(JSON.stringify(snooze)) };
   if (weights.blocker > MAX_WEBSITE_BLOCKER_BYTES || weights.snooze > MAX_SNOOZE_APPS_BYTES) throw new Error(`over the limits: ${JSON.stringify(weights)}`);

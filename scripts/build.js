@@ -6,6 +6,8 @@
 //                                         With --omit=dev there is no compiler: say so, exit 0.
 //   node scripts/build.js --clean         `prepack`: dist/ from scratch, so that no output of a
 //                                         deleted source is packed.
+//   node scripts/build.js --check         `npm start`: one clear line, not a MODULE_NOT_FOUND
+//                                         stack, when dist/ is missing (a clone installed with --omit=dev).
 //
 // Each build marks the package's bin files executable: tsc writes plain files, and
 // `npx focus` runs the bin directly.
@@ -18,6 +20,15 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+
+if (args.has('--check')) {
+  const { bin = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  if (Object.values(bin).every((file) => existsSync(join(root, file)))) process.exit(0);
+  process.stderr.write(
+    'focus: the server is not built (dist/ is missing): run `npm ci && npm run build` (with devDependencies), or install the packed tarball\n',
+  );
+  process.exit(1);
+}
 
 // Installed from a tarball (src/ is not packed): dist/ came built, and there is nothing to build from.
 if (!existsSync(join(root, 'src'))) process.exit(0);

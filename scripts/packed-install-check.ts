@@ -103,6 +103,7 @@ async function main(): Promise<number> {
     for (const command of ['RUN npm ci --no-audit --no-fund', 'RUN npm pack --pack-destination /pkg', 'RUN npm ci --omit=dev --no-audit --no-fund']) {
       check(dockerfile.includes(command), `Dockerfile runs \`${command.slice(4)}\``);
     }
+    const manifestBefore = readFileSync(join(ROOT, 'package.json'), 'utf8');
     const packed = await sh('npm', ['pack', '--pack-destination', work], { cwd: ROOT });
     const tarball = join(work, `focus-${VERSION}.tgz`);
     check(packed.code === 0 && existsSync(tarball), 'npm pack builds a tarball', packed.stderr);
@@ -111,6 +112,9 @@ async function main(): Promise<number> {
     check(listing.includes('package/npm-shrinkwrap.json'), 'the tarball holds the lockfile (npm-shrinkwrap.json)');
     check(!listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'the tarball holds no sources or tests');
     check(!existsSync(join(ROOT, 'npm-shrinkwrap.json')), 'npm pack leaves no npm-shrinkwrap.json behind');
+    const packedScripts = Object.keys((JSON.parse((await sh('tar', ['-xzOf', tarball, 'package/package.json'], { cwd: work })).stdout) as { scripts?: object }).scripts ?? {});
+    check(!packedScripts.some((s) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(s)), 'the packed package.json has no install-time script', packedScripts.join(', '));
+    check(readFileSync(join(ROOT, 'package.json'), 'utf8') === manifestBefore, 'npm pack leaves the checkout’s package.json as it was');
     // prepack rebuilt dist/ from scratch: the checkout's own `npx focus` must still run it.
     const own = await sh('npx', ['--no-install', 'focus', '--version'], { cwd: ROOT });
     check(own.stdout === `${VERSION}\n`, 'npx focus still runs in the checkout after npm pack', own.stderr);
@@ -152,6 +156,7 @@ async function main(): Promise<number> {
       { cwd: work },
     );
     check(global.code === 0, 'npm install --global --omit=dev <tarball> succeeds', global.stdout + global.stderr);
+    check(!/npm warn install-scripts/i.test(global.stdout + global.stderr), 'npm install --global <tarball> warns about no install script of its own', global.stderr);
     const bin = join(prefix, 'bin', 'focus');
     const globalModules = readdirSync(join(prefix, 'lib', 'node_modules', 'focus', 'node_modules'));
     check(!devOnly.some((m) => globalModules.includes(m)), 'no devDependency is installed globally');

@@ -1,10 +1,10 @@
 /**
  * The typed Focus client: openapi-fetch over the types that openapi-typescript generates
  * from Focus's OpenAPI document (schema.d.ts). Every path, parameter, request body and
- * answer is typed, errors included; read-only fields are left out of request bodies.
+ * answer is typed, errors included; request bodies list no read-only field.
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { Readable, Writable, components, paths } from './schema.js';
+import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 
@@ -22,18 +22,18 @@ export function createFocusClient(baseUrl: string, token: string, options: Omit<
 type Schemas = components['schemas'];
 
 /** Records as Focus answers them. */
-export type Task = Readable<Schemas['Task']>;
-export type Session = Readable<Schemas['Session']>;
-export type Participation = Readable<Schemas['Participation']>;
-export type Occurrence = Readable<Schemas['Occurrence']>;
-export type Me = Readable<Schemas['Me']>;
+export type Task = Schemas['Task'];
+export type Session = Schemas['Session'];
+export type Participation = Schemas['Participation'];
+export type Occurrence = Schemas['Occurrence'];
+export type Me = Schemas['Me'];
 /** Every error body: RFC 9457 problem details; `errors` lists the broken rules of a 422. */
-export type Problem = Readable<Schemas['Problem']>;
+export type Problem = Schemas['Problem'];
 
 /** Request bodies, read-only fields left out. */
-export type TaskCreate = Writable<Schemas['TaskCreate']>;
-export type TaskUpdate = Writable<Schemas['TaskUpdate']>;
-export type TaskImport = Writable<Schemas['TaskImport']>;
-export type TaskImportItem = Writable<Schemas['TaskImportItem']>;
-export type SessionCreate = Writable<Schemas['SessionCreate']>;
-export type SessionUpdate = Writable<Schemas['SessionUpdate']>;
+export type TaskCreate = Schemas['TaskCreate'];
+export type TaskUpdate = Schemas['TaskUpdate'];
+export type TaskImport = Schemas['TaskImport'];
+export type TaskImportItem = Schemas['TaskImportItem'];
+export type SessionCreate = Schemas['SessionCreate'];
+export type SessionUpdate = Schemas['SessionUpdate'];

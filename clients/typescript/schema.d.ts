@@ -5,20 +5,6 @@
 
 // Regenerate with `npm run client:generate` (scripts/client-generate.ts).
 
-export type $Read<T> = {
-    readonly $read: T;
-};
-export type $Write<T> = {
-    readonly $write: T;
-};
-export type Readable<T> = T extends $Write<any> ? never : T extends $Read<infer U> ? Readable<U> : T extends (infer E)[] ? Readable<E>[] : T extends object ? {
-    [K in keyof T as NonNullable<T[K]> extends $Write<any> ? never : K]: Readable<T[K]>;
-} : T;
-export type Writable<T> = T extends $Read<any> ? never : T extends $Write<infer U> ? Writable<U> : T extends (infer E)[] ? Writable<E>[] : T extends object ? {
-    [K in keyof T as NonNullable<T[K]> extends $Read<any> ? never : K]: Writable<T[K]>;
-} & {
-    [K in keyof T as NonNullable<T[K]> extends $Read<any> ? K : never]?: never;
-} : T;
 export interface paths {
     "/api/v1/openapi.json": {
         parameters: {
@@ -72,6 +58,46 @@ export interface paths {
          * @description Readiness: `{"status":"ready"}` when the database answers a trivial query, else 503. No token, no rate limit.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kinds of problem, as a page
+         * @description An HTML page linking the page of every problem `type` this API answers with. No token.
+         */
+        get: operations["listProblemTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a problem type means, as a page
+         * @description The page a problem’s `type` URI names: its title, when it happens and what to do. No token.
+         */
+        get: operations["getProblemType"];
         put?: never;
         post?: never;
         delete?: never;
@@ -412,6 +438,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/blocker/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preset website-blocker categories
+         * @description The categories a session’s `website_blocker.category` may name, each with the domains it blocks (a domain covers its subdomains), so that every blocking client enforces the same thing. Another name is a 422. `GET /me/now` expands the active ones in `website_blocker.domains`.
+         */
+        get: operations["listBlockerCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -705,6 +751,28 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description A preset website-blocker category. */
+        BlockerCategory: {
+            /**
+             * @description What `website_blocker.category` names.
+             * @example social
+             */
+            id: string;
+            /** @example Social media */
+            name: string;
+            /**
+             * @description The domains it blocks; each covers its subdomains.
+             * @example [
+             *       "facebook.com",
+             *       "instagram.com"
+             *     ]
+             */
+            domains: string[];
+        };
+        /** @description Every preset category, in a fixed order. */
+        BlockerCategoryList: {
+            data: components["schemas"]["BlockerCategory"][];
+        };
         /**
          * @description A calendar feed, without its secret (shown once, when created).
          * @example {
@@ -714,10 +782,10 @@ export interface components {
          *     }
          */
         CalendarFeed: {
-            id: $Read<number>;
+            readonly id: number;
             name: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
         };
         /**
          * @description A new calendar feed; the body may be empty.
@@ -823,12 +891,12 @@ export interface components {
          *     }
          */
         CreatedCalendarFeed: {
-            id: $Read<number>;
+            readonly id: number;
             name: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** @description Root-relative subscription URL, `/ical/<secret>.ics`: prefix it with this server’s origin and give it to a calendar app. The secret is shown only in this answer; anyone holding the URL can read the feed until you delete it. */
-            url: $Read<string>;
+            readonly url: string;
         };
         /** @description The feed, with its URL (shown once). */
         CreatedCalendarFeedEnvelope: {
@@ -864,6 +932,11 @@ export interface components {
             status: string;
         };
         /**
+         * @description A short HTML page for people.
+         * @example <!doctype html>…
+         */
+        HtmlPage: string;
+        /**
          * @description An RFC 5545 VCALENDAR: a VTIMEZONE per zone used, then one VEVENT per session.
          * @example BEGIN:VCALENDAR
          *     VERSION:2.0
@@ -888,9 +961,9 @@ export interface components {
          */
         Me: {
             /** @description Your handle. */
-            handle: $Read<string>;
+            readonly handle: string;
             /** @description The organizations you belong to. */
-            org_ids: $Read<number[]>;
+            readonly org_ids: number[];
             /**
              * @description Your home time zone (IANA, canonical spelling; default `UTC`): a session you create without `timezone` takes place in it.
              * @example Europe/Berlin
@@ -902,7 +975,7 @@ export interface components {
             data: components["schemas"]["Me"];
         };
         /**
-         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves.
+         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves. Read-only fields sent anyway are ignored: `handle`, `org_ids`.
          * @example {
          *       "timezone": "Europe/Berlin"
          *     }
@@ -913,10 +986,6 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
-            /** @description Read-only; ignored when sent. */
-            handle?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            org_ids?: $Read<unknown>;
         };
         /**
          * @description What a blocking client enforces right now, over the sessions you created, collaborate on or joined.
@@ -962,6 +1031,20 @@ export interface components {
          *         "category": [
          *           "social"
          *         ],
+         *         "domains": [
+         *           "facebook.com",
+         *           "instagram.com",
+         *           "x.com",
+         *           "twitter.com",
+         *           "tiktok.com",
+         *           "linkedin.com",
+         *           "reddit.com",
+         *           "snapchat.com",
+         *           "pinterest.com",
+         *           "threads.net",
+         *           "bsky.app",
+         *           "mastodon.social"
+         *         ],
          *         "urls": [
          *           "news.ycombinator.com"
          *         ]
@@ -991,6 +1074,8 @@ export interface components {
         NowWebsiteBlocker: {
             /** @description Every category an active session blocks, each once. */
             category: string[];
+            /** @description The domains of those categories (`GET /api/v1/blocker/categories`), each once; each covers its subdomains. */
+            domains: string[];
             /** @description Every URL or host an active `custom` blocker blocks, each once (a `preset` blocker blocks its categories only). */
             urls: string[];
         };
@@ -1043,9 +1128,9 @@ export interface components {
          */
         Problem: {
             /**
-             * Format: uri
-             * @description Stable, for programs: `https://focus.dev/problems/<kind>`.
-             * @example https://focus.dev/problems/validation-failed
+             * Format: uri-reference
+             * @description Stable, for programs: `<origin>/problems/<kind>`, where the origin is the server’s PUBLIC_URL or the address the request was sent to. It resolves to a page saying when the problem happens and what to do. Compare the last part (`<kind>`) in programs.
+             * @example https://focus.example.com/problems/validation-failed
              */
             type: string;
             /**
@@ -1105,7 +1190,7 @@ export interface components {
          *     }
          */
         Session: {
-            id: $Read<number>;
+            readonly id: number;
             org_id: number;
             name: string;
             /** @enum {string} */
@@ -1148,31 +1233,31 @@ export interface components {
             /** @enum {integer} */
             fallback_option: 0 | 1;
             /** @description Handle of the creator (the host). */
-            created_by: $Read<string>;
+            readonly created_by: string;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: $Read<string>;
+            readonly updated_at: string;
             /**
              * Format: date-time
              * @description Start of this occurrence (of a series: of its first occurrence), UTC.
              */
-            starts_at: $Read<string>;
+            readonly starts_at: string;
             /** Format: date-time */
-            ends_at: $Read<string>;
+            readonly ends_at: string;
             /** @description RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern; null for a one-off session. */
-            rrule: $Read<string | null>;
+            readonly rrule: string | null;
             /** @description Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one). */
-            participants_count: $Read<number>;
+            readonly participants_count: number;
             /**
              * Format: date
              * @description In date-filtered listings: the local date of this item.
              */
-            occurrence_date?: $Read<string>;
-            participation?: $Read<components["schemas"]["Participation"]>;
+            readonly occurrence_date?: string;
+            readonly participation?: components["schemas"]["Participation"];
         };
         /**
-         * @description A new session; you are its host.
+         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "org_id": 1,
          *       "name": "Deep work: quarterly report",
@@ -1234,20 +1319,16 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone?: string;
-            /** @default false */
+            /** @description Default: `false`. */
             is_public?: boolean;
-            /**
-             * @description Handles of members of the session’s org; they can see a private session.
-             * @default []
-             */
+            /** @description Handles of members of the session’s org; they can see a private session. Default: `[]`. */
             collaborator?: string[];
             /**
-             * @description Moves only forward: waiting → in_progress → completed.
-             * @default waiting
+             * @description Moves only forward: waiting → in_progress → completed. Default: `"waiting"`.
              * @enum {string}
              */
             status?: "waiting" | "in_progress" | "completed";
-            /** @default false */
+            /** @description Default: `false`. */
             website_blocker_enabled?: boolean;
             website_blocker?: {
                 /**
@@ -1255,25 +1336,19 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @default [] */
-                category?: string[];
-                /**
-                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
-                 * @default []
-                 */
+                /** @description Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains. Default: `[]`. */
+                category?: ("social" | "news" | "video" | "shopping" | "games" | "adult" | "chat" | "email")[];
+                /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
-            /** @default false */
+            /** @description Default: `false`. */
             snooze_enabled?: boolean;
-            /**
-             * @description Notification-app name → whether snoozing applies; at most 50.
-             * @default {}
-             */
+            /** @description Notification-app name → whether snoozing applies; at most 50. Default: `{}`. */
             snooze_apps?: {
                 [key: string]: boolean;
             };
             /**
-             * @default 0
+             * @description Default: `0`.
              * @enum {integer}
              */
             is_recurring?: 0 | 1;
@@ -1292,10 +1367,7 @@ export interface components {
              * @enum {string|null}
              */
             occurrence?: "daily" | "weekly" | "monthly" | null;
-            /**
-             * @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.
-             * @default []
-             */
+            /** @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday. Default: `[]`. */
             recurring_days?: number[];
             /** @enum {string|null} */
             recurring_month_option?: "exact" | "week_day" | null;
@@ -1307,33 +1379,10 @@ export interface components {
             /** @description 0 = Sunday. */
             recurring_month_week_day?: number | null;
             /**
-             * @description `exact` in a month without that day: 0 skip, 1 last day.
-             * @default 0
+             * @description `exact` in a month without that day: 0 skip, 1 last day. Default: `0`.
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description One session. */
         SessionEnvelope: {
@@ -1346,7 +1395,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Any subset of the create fields (at least one); the merged session must pass every create rule.
+         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "name": "Deep work: quarterly report (final pass)",
          *       "duration": 90
@@ -1379,20 +1428,16 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone?: string;
-            /** @default false */
+            /** @description Default: `false`. */
             is_public?: boolean;
-            /**
-             * @description Handles of members of the session’s org; they can see a private session.
-             * @default []
-             */
+            /** @description Handles of members of the session’s org; they can see a private session. Default: `[]`. */
             collaborator?: string[];
             /**
-             * @description Moves only forward: waiting → in_progress → completed.
-             * @default waiting
+             * @description Moves only forward: waiting → in_progress → completed. Default: `"waiting"`.
              * @enum {string}
              */
             status?: "waiting" | "in_progress" | "completed";
-            /** @default false */
+            /** @description Default: `false`. */
             website_blocker_enabled?: boolean;
             website_blocker?: {
                 /**
@@ -1400,25 +1445,19 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "preset" | "custom";
-                /** @default [] */
-                category?: string[];
-                /**
-                 * @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.
-                 * @default []
-                 */
+                /** @description Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains. Default: `[]`. */
+                category?: ("social" | "news" | "video" | "shopping" | "games" | "adult" | "chat" | "email")[];
+                /** @description Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent. Default: `[]`. */
                 urls?: string[];
             } | null;
-            /** @default false */
+            /** @description Default: `false`. */
             snooze_enabled?: boolean;
-            /**
-             * @description Notification-app name → whether snoozing applies; at most 50.
-             * @default {}
-             */
+            /** @description Notification-app name → whether snoozing applies; at most 50. Default: `{}`. */
             snooze_apps?: {
                 [key: string]: boolean;
             };
             /**
-             * @default 0
+             * @description Default: `0`.
              * @enum {integer}
              */
             is_recurring?: 0 | 1;
@@ -1437,10 +1476,7 @@ export interface components {
              * @enum {string|null}
              */
             occurrence?: "daily" | "weekly" | "monthly" | null;
-            /**
-             * @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday.
-             * @default []
-             */
+            /** @description Weekly: weekdays, 0 = Sunday; empty = the start’s weekday. Default: `[]`. */
             recurring_days?: number[];
             /** @enum {string|null} */
             recurring_month_option?: "exact" | "week_day" | null;
@@ -1452,33 +1488,10 @@ export interface components {
             /** @description 0 = Sunday. */
             recurring_month_week_day?: number | null;
             /**
-             * @description `exact` in a month without that day: 0 skip, 1 last day.
-             * @default 0
+             * @description `exact` in a month without that day: 0 skip, 1 last day. Default: `0`.
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /**
          * @description A task you committed to in a session.
@@ -1496,12 +1509,12 @@ export interface components {
          */
         Task: {
             /** @description Task id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Task text, trimmed. */
             context: string;
             is_completed: boolean;
             /** @description Handle of the owner (always you). */
-            owner: $Read<string>;
+            readonly owner: string;
             /** @description The external origin, e.g. `linear`; null for a task made here. */
             source: string | null;
             /** @description Id of the task in its origin, in the JSON type it was last sent with; null for a task made here. */
@@ -1509,12 +1522,12 @@ export interface components {
             /** @description The session it is committed to; null once that session was deleted. */
             session_id: number | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** Format: date-time */
-            updated_at: $Read<string>;
+            readonly updated_at: string;
         };
         /**
-         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409).
+         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "context": "Outline the quarterly report",
          *       "session_id": 1
@@ -1531,40 +1544,18 @@ export interface components {
             context: string;
             /** @description A session visible to you. */
             session_id: number;
-            /** @default false */
+            /** @description Default: `false`. */
             is_completed?: boolean;
             source?: string | null;
             /** @description Id of the task in its origin: a non-negative integer (at most 2^53 − 1) or a string of 1–255 characters without control characters. Returned in the JSON type it was last sent with; `42` and `"42"` name the same task. */
             source_id?: number | string | null;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description One task. */
         TaskEnvelope: {
             data: components["schemas"]["Task"];
         };
         /**
-         * @description Tasks to import into one session, upserted on (source, source_id).
+         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "session_id": 1,
          *       "tasks": [
@@ -1591,31 +1582,9 @@ export interface components {
             session_id: number;
             /** @description 1–1000 tasks. */
             tasks: components["schemas"]["TaskImportItem"][];
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /**
-         * @description One task from an external origin.
+         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
          * @example {
          *       "context": "Fix the login redirect loop",
          *       "source": "linear",
@@ -1629,28 +1598,6 @@ export interface components {
             source: string;
             /** @description Id of the task in its origin: a non-negative integer (at most 2^53 − 1) or a string of 1–255 characters without control characters. Returned in the JSON type it was last sent with; `42` and `"42"` name the same task. */
             source_id: number | string;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
         };
         /** @description What an import did. */
         TaskImportResult: {
@@ -1670,7 +1617,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created.
+         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `source`, `source_id`, `session_id`.
          * @example {
          *       "is_completed": true
          *     }
@@ -1682,34 +1629,6 @@ export interface components {
             /** @description Task text, 1–2000 characters after trimming (stored trimmed). */
             context?: string;
             is_completed?: boolean;
-            /** @description Read-only; ignored when sent. */
-            id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_by?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            owner?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            created_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            updated_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            starts_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            ends_at?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            occurrence_date?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participation?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            participants_count?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            rrule?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            source?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            source_id?: $Read<unknown>;
-            /** @description Read-only; ignored when sent. */
-            session_id?: $Read<unknown>;
         };
         /**
          * @description A webhook: where the events you may see are delivered.
@@ -1726,7 +1645,7 @@ export interface components {
          */
         Webhook: {
             /** @description Webhook id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Where deliveries are POSTed. */
             url: string;
             /** @description The events delivered. */
@@ -1734,7 +1653,7 @@ export interface components {
             /** @description Your note, or null. */
             description: string | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
         };
         /**
          * @description A new webhook; you may keep up to 20.
@@ -1771,7 +1690,7 @@ export interface components {
          */
         WebhookCreated: {
             /** @description Webhook id, digits as a string (a number in paths). */
-            id: $Read<string>;
+            readonly id: string;
             /** @description Where deliveries are POSTed. */
             url: string;
             /** @description The events delivered. */
@@ -1779,7 +1698,7 @@ export interface components {
             /** @description Your note, or null. */
             description: string | null;
             /** Format: date-time */
-            created_at: $Read<string>;
+            readonly created_at: string;
             /** @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries. */
             secret: string;
         };
@@ -2247,6 +2166,96 @@ export interface operations {
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProblemTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list of problem pages. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProblemType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The last part of a problem’s `type`.
+                 * @example validation-failed
+                 */
+                slug: "bad-request" | "unauthorized" | "forbidden" | "not-found" | "method-not-allowed" | "request-timeout" | "conflict" | "idempotency-key-in-flight" | "sync-expired" | "precondition-failed" | "payload-too-large" | "unsupported-media-type" | "validation-failed" | "idempotency-key-reused" | "rate-limited" | "too-many-streams" | "headers-too-large" | "client-error" | "internal" | "unavailable";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The problem’s page. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["HtmlPage"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4815,6 +4824,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["NowEnvelope"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listBlockerCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The categories. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockerCategoryList"];
                 };
             };
             /** @description Missing, invalid, expired or revoked token. */

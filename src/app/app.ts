@@ -4,6 +4,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifySer
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
+import { blockerRoutes } from '../features/blocker/blocker.routes.js';
 import { changesRoutes } from '../features/changes/changes.routes.js';
 import { createChangesService } from '../features/changes/changes.service.js';
 import { createEventHub } from '../features/events/events.hub.js';
@@ -35,6 +36,7 @@ import { etagPlugin } from './etag.plugin.js';
 import { jsonBodyPlugin } from './json-body.plugin.js';
 import { redactingLoggerOptions } from './log-redaction.js';
 import { openapiPlugin } from './openapi.plugin.js';
+import { problemsRoutes } from './problems.routes.js';
 import { rateLimitPlugin } from './rate-limit.plugin.js';
 import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
@@ -89,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify(serverOptions(config, options.logger)).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  app.decorate('publicUrl', config.publicUrl);
 
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
   const { storage } = app;
@@ -122,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(systemRoutes, { storage });
+  await app.register(problemsRoutes);
   const calendar = createCalendarService(storage);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
@@ -139,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(changesRoutes, { changes });
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
+      await api.register(blockerRoutes);
       await api.register(webhooksRoutes, {
         webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),
       });

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, PROBLEM_BASE } from '../toolkit/errors.js';
+import { ApiError } from '../toolkit/errors.js';
+import { type ProblemSlug, problemType } from '../toolkit/problem.catalog.js';
 
 /*
  * Requests Node's HTTP parser rejects before Fastify sees them (malformed request line or
@@ -16,7 +17,7 @@ import { ApiError, PROBLEM_BASE } from '../toolkit/errors.js';
 
 interface Answer {
   status: number;
-  slug: string;
+  slug: ProblemSlug;
   title: string;
   detail: string;
   headers?: Record<string, string>;
@@ -30,9 +31,13 @@ const MALFORMED: Answer = { status: 400, slug: 'bad-request', title: 'Bad reques
 
 const answerFor = (code: string | undefined): Answer => (code === undefined ? undefined : ANSWERS[code]) ?? MALFORMED;
 
-/** The bytes of a complete problem+json response that closes the connection. */
-export function rawProblemResponse(answer: Answer): string {
-  const body = JSON.stringify({ type: PROBLEM_BASE + answer.slug, title: answer.title, status: answer.status, detail: answer.detail });
+/**
+ * The bytes of a complete problem+json response that closes the connection. `origin`:
+ * PUBLIC_URL, or "" (the request could not be read, so its Host is not known) for a
+ * `type` relative to the request's own address.
+ */
+export function rawProblemResponse(answer: Answer, origin: string): string {
+  const body = JSON.stringify({ type: problemType(origin, answer.slug), title: answer.title, status: answer.status, detail: answer.detail });
   return (
     `HTTP/1.1 ${answer.status} ${answer.title}\r\n` +
     Object.entries(answer.headers ?? {})
@@ -52,9 +57,9 @@ export function rawProblemResponse(answer: Answer): string {
  * this one. Answering at once cut it off, and the client lost the answer to a write that
  * committed (a new feed's secret URL, shown only once).
  */
-function answerAndClose(socket: Socket, answer: Answer): void {
+function answerAndClose(socket: Socket, answer: Answer, origin: string | null): void {
   const now = () => {
-    if (socket.writable) socket.end(rawProblemResponse(answer), () => socket.destroy());
+    if (socket.writable) socket.end(rawProblemResponse(answer, origin ?? ''), () => socket.destroy());
     else socket.destroy();
   };
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -82,7 +87,7 @@ export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHa
   const answer = answerFor(error.code);
   // The code only: the error itself carries the raw request bytes.
   this.log.debug({ code: error.code, status: answer.status }, 'client error');
-  answerAndClose(socket, answer);
+  answerAndClose(socket, answer, this.publicUrl);
 };
 
 /*
@@ -122,7 +127,7 @@ export const protocolErrorsPlugin = fp(
     app.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
       socket.on('error', () => undefined);
       log.debug({ status: CONNECT_REFUSED.status }, 'CONNECT refused');
-      answerAndClose(socket, CONNECT_REFUSED);
+      answerAndClose(socket, CONNECT_REFUSED, app.publicUrl);
     });
     app.addHook('onRequest', (request, _reply, hookDone) => {
       hookDone(request.raw.httpVersion === '1.1' && request.headers.host === undefined ? missingHost() : undefined);

@@ -21,8 +21,10 @@ import {
   validationFailed,
 } from '../toolkit/errors.js';
 import { MethodIndex } from '../toolkit/method-index.js';
+import { problemType } from '../toolkit/problem.catalog.js';
 import { toFieldErrors } from '../toolkit/validation.js';
 import { redactFeedPath } from './log-redaction.js';
+import { requestOrigin } from './public-origin.js';
 
 function fromFastifyError(error: FastifyError): ApiError | undefined {
   if (error.validation !== undefined) {
@@ -64,7 +66,7 @@ function fromStorageError(error: unknown): ApiError | undefined {
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: ApiError): FastifyReply {
   const body = {
-    type: problem.type,
+    type: problemType(requestOrigin(request), problem.slug),
     title: problem.title,
     status: problem.status,
     detail: problem.detail,
@@ -100,8 +102,7 @@ export const errorsPlugin = fp(
       if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
         // A Fastify/plugin client error we did not map: keep its status, not its internals.
         const title = STATUS_CODES[error.statusCode] ?? 'Client error';
-        const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-        return sendProblem(reply, request, new ApiError(error.statusCode, slug, title, 'The request was rejected.'));
+        return sendProblem(reply, request, new ApiError(error.statusCode, 'client-error', title, 'The request was rejected.'));
       }
       request.log.error({ err: error }, 'unhandled error');
       return sendProblem(reply, request, internalError());

@@ -16,32 +16,71 @@ const mapValues = (object: Json, fn: (value: unknown) => unknown): Json => mapEn
 const SCHEMAS = '#/components/schemas/';
 const HEADERS = '#/components/headers/';
 
+const VALUE_KEYWORDS = new Set(['examples', 'example', 'enum', 'const', 'default']);
+
 /** The components of one document, filled while its routes are documented. */
 export type Components = Map<string, unknown>;
+
+/** Whether each component was written as a request body's or a response's: never both (see requestView). */
+const uses = new WeakMap<Components, Map<string, 'request' | 'response'>>();
 
 /**
  * A copy of `schema` for the document in which every named schema (other than the
  * component `self` being written) is a reference, its component added to `components`.
+ * `request`: the schema of a request body, shown as requestView says.
  */
-export function documented(schema: unknown, components: Components, self?: string): unknown {
-  if (Array.isArray(schema)) return schema.map((item) => documented(item, components));
+export function documented(schema: unknown, components: Components, self?: string, request = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => documented(item, components, undefined, request));
   if (!isObject(schema)) return schema;
   const name = nameOf(schema);
   if (name !== undefined && name !== self) {
+    const use = request ? 'request' : 'response';
+    const known = uses.get(components) ?? new Map<string, 'request' | 'response'>();
+    uses.set(components, known);
+    if (known.get(name) !== undefined && known.get(name) !== use) throw new Error(`${name} is both a request body's and a response's schema: name a copy for one of them`);
+    known.set(name, use);
     if (!components.has(name)) {
       components.set(name, {}); // a schema that refers to itself finds its name taken
-      components.set(name, documented(namedSchema(name), components, name));
+      components.set(name, documented(namedSchema(name), components, name, request));
     }
     // A record's server-set field keeps its readOnly beside the reference (OpenAPI 3.1 allows it).
     return schema.readOnly === true ? { $ref: SCHEMAS + name, readOnly: true } : { $ref: SCHEMAS + name };
   }
-  return mapValues(schema, (value) => documented(value, components));
+  if (!request) return mapValues(schema, (value) => documented(value, components));
+  // Values (examples, enums, a default) are data, not schemas: copied as they are.
+  return requestView(mapEntries(schema, (key, value) => (VALUE_KEYWORDS.has(key) ? value : documented(value, components, undefined, true))));
+}
+
+/**
+ * What a request body shows, so that plain code generation (`npx openapi-typescript`, no
+ * options) types it as sent (contract section 14): a `default` is stated in the description
+ * rather than as a keyword (generators make a field with a default required), and the
+ * read-only fields a body accepts and ignores (section 6) are named there instead of listed
+ * as properties (they would be typed `unknown`). Validation keeps the routes' own schemas.
+ */
+function requestView(schema: Json): Json {
+  const out = { ...schema };
+  const notes: string[] = [];
+  if ('default' in out) {
+    notes.push(`Default: \`${JSON.stringify(out.default)}\`.`);
+    delete out.default;
+  }
+  if (isObject(out.properties)) {
+    const ignored = Object.keys(out.properties).filter((key) => isObject((out.properties as Json)[key]) && ((out.properties as Json)[key] as Json).readOnly === true);
+    if (ignored.length > 0) {
+      out.properties = Object.fromEntries(Object.entries(out.properties).filter(([key]) => !ignored.includes(key)));
+      if (Array.isArray(out.required)) out.required = out.required.filter((key) => !ignored.includes(key as string));
+      notes.push(`Read-only fields sent anyway are ignored: ${ignored.map((key) => `\`${key}\``).join(', ')}.`);
+    }
+  }
+  if (notes.length > 0) out.description = [typeof out.description === 'string' ? out.description : '', ...notes].filter((text) => text !== '').join(' ');
+  return out;
 }
 
 /** A route's schema as the document shows it: bodies and responses refer to components. */
 export function documentedRoute(schema: Json, components: Components): Json {
   const out = { ...schema };
-  if (schema.body !== undefined) out.body = documented(schema.body, components);
+  if (schema.body !== undefined) out.body = documented(schema.body, components, undefined, true);
   if (isObject(schema.response)) {
     out.response = mapValues(schema.response, (response) =>
       isObject(response) && isObject(response.content)

@@ -60,9 +60,12 @@ export class FocusCommand extends Command {
       case 'commander.optionMissingArgument':
         text = `${flag(quoted(message))} needs a value`;
         break;
-      case 'commander.missingMandatoryOptionValue':
-        text = `"${path}" needs ${quoted(message)}`;
+      case 'commander.missingMandatoryOptionValue': {
+        // commander checks options before arguments: a missing argument is the first thing to say.
+        const missing = this.registeredArguments.slice(this.args.length).find((argument) => argument.required);
+        text = missing === undefined ? `"${path}" needs ${quoted(message)}` : `"${path}" needs <${missing.name()}>`;
         break;
+      }
       case 'commander.excessArguments': {
         const extra = this.args.slice(this.registeredArguments.length);
         text = `unexpected argument${extra.length === 1 ? '' : 's'} ${extra.map((a) => JSON.stringify(a)).join(' ')}${where}`;

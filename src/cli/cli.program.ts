@@ -56,9 +56,9 @@ export function buildProgram(): Command {
       'Focus: timed focus sessions and tasks over HTTP, and the commands that administer it.\n' +
         'Each command prints only its JSON result on stdout; logs and errors go to stderr (one line, non-zero exit).',
     )
-    .version(PACKAGE.version, '-V, --version', 'print the version and exit')
+    .version(PACKAGE.version, '-v, --version', 'print the version and exit')
     .helpOption('-h, --help', 'print help and exit')
-    .helpCommand(false);
+    .helpCommand('help [command]', 'print the help of a command (`focus help users`) and exit');
 
   program
     .command('migrate')

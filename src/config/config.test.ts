@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       connectTimeoutMs: 5000,
       statementTimeoutMs: 10000,
       trustProxy: false,
+      publicUrl: null,
       headersTimeoutMs: 30000,
       bodyTimeoutMs: 30000,
       webhookAllowPrivate: false,
@@ -57,6 +58,9 @@ describe('loadConfig', () => {
     expect(refusal({ REDIS_URL: 'localhost:6379' })).toBe('invalid configuration: REDIS_URL (redis://… or rediss://…)');
     expect(refusal({ DB_POOL_SIZE: '0' })).toBe('invalid configuration: DB_POOL_SIZE (1–1000)');
     expect(refusal({ WEBHOOK_ALLOW_PRIVATE: 'yes' })).toBe('invalid configuration: WEBHOOK_ALLOW_PRIVATE (0 or 1)');
+    expect(refusal({ PUBLIC_URL: 'ftp://focus.example.com' })).toBe('invalid configuration: PUBLIC_URL (an http(s) URL without query or fragment)');
+    expect(refusal({ PUBLIC_URL: 'https://focus.example.com/?x=1' })).toBe('invalid configuration: PUBLIC_URL (an http(s) URL without query or fragment)');
+    expect(loadConfig({ PUBLIC_URL: 'https://Focus.Example.com/base/' }).publicUrl).toBe('https://focus.example.com/base');
     expect(refusal({ WEBHOOK_RETRY_SCALE: '2' })).toBe('invalid configuration: WEBHOOK_RETRY_SCALE (a number > 0 and ≤ 1)');
     expect(refusal({ DB_CONNECT_TIMEOUT_MS: '99' })).toBe('invalid configuration: DB_CONNECT_TIMEOUT_MS (≥ 100)');
     expect(refusal({ DB_STATEMENT_TIMEOUT_MS: 'soon' })).toBe('invalid configuration: DB_STATEMENT_TIMEOUT_MS (≥ 100)');

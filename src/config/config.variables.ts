@@ -147,6 +147,24 @@ export const VARIABLES = {
       return typeof parsed === 'string' || (typeof parsed === 'number' && parsed > 100) ? undefined : parsed;
     },
   }),
+  publicUrl: variable<string | null>({
+    name: 'PUBLIC_URL',
+    accepts: 'an http(s) URL without query or fragment',
+    description:
+      'The address clients reach this server at (e.g. `https://focus.example.com`), when it is behind a proxy that changes it. ' +
+      'Links in answers start with it: a problem’s `type` is `<PUBLIC_URL>/problems/<slug>`. Unset: the request’s own scheme and `Host`',
+    parse: (raw) => {
+      if (raw === undefined) return null;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        return undefined;
+      }
+      if (!/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return undefined;
+      return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    },
+  }),
   headersTimeoutMs: variable({
     name: 'HEADERS_TIMEOUT_MS',
     default: '30000',

@@ -1,30 +1,27 @@
 /**
  * The error catalog: every failure a client can see, as a typed error that one
  * handler renders as RFC 9457 problem+json. Handlers throw these; nothing else
- * decides a status code.
+ * decides a status code. Each slug is a kind of problem.catalog.ts, whose page its `type` names.
  */
+import type { ProblemSlug } from './problem.catalog.js';
+
 export interface FieldError {
   /** JSON Pointer into the request part (body, query or path), e.g. `/tasks/3/context`. */
   path: string;
   message: string;
 }
 
-export const PROBLEM_BASE = 'https://focus.dev/problems/';
-
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly status: number,
-    readonly slug: string,
+    readonly slug: ProblemSlug,
     readonly title: string,
     readonly detail: string,
     readonly errors?: FieldError[],
     readonly headers: Record<string, string> = {},
   ) {
     super(detail);
-  }
-  get type(): string {
-    return PROBLEM_BASE + this.slug;
   }
 }
 

@@ -17,7 +17,13 @@ export const ProblemSchema = Named(
   'Problem',
   Type.Object(
     {
-      type: Type.String({ format: 'uri', description: 'Stable, for programs: `https://focus.dev/problems/<kind>`.', examples: ['https://focus.dev/problems/validation-failed'] }),
+      type: Type.String({
+        format: 'uri-reference',
+        description:
+          'Stable, for programs: `<origin>/problems/<kind>`, where the origin is the server’s PUBLIC_URL or the address the request was sent to. ' +
+          'It resolves to a page saying when the problem happens and what to do. Compare the last part (`<kind>`) in programs.',
+        examples: ['https://focus.example.com/problems/validation-failed'],
+      }),
       title: Type.String({ description: 'Short, for people.', examples: ['Validation failed'] }),
       status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code.' }),
       detail: Type.String({ description: 'What went wrong with this request, for people.', examples: ['The request breaks 1 field rule.'] }),

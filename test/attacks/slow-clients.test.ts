@@ -66,7 +66,7 @@ describe('slow clients against a real server', () => {
         expect(answer?.status).toBe(408);
         expect(answer?.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(answer?.headers.connection).toBe('close');
-        expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ status: 408, type: 'https://focus.dev/problems/request-timeout' });
+        expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ status: 408, type: expect.stringMatching(/\/problems\/request-timeout$/) });
       }
       // Closed by the server, near the deadline, though each kept sending.
       for (const ms of closedAfter) {

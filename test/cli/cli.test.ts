@@ -78,7 +78,9 @@ describeEachDialect('npx focus', (dialect) => {
   }, 90_000);
 
   it('rejects bad input with one line on stderr and nothing on stdout', async () => {
-    const [badHandle, noOrg, textOrg, zeroOrg, unknown, none, unknownOption, badUrl] = await Promise.all([
+    const [noHandle, noHandleNorOrg, badHandle, noOrg, textOrg, zeroOrg, unknown, none, unknownOption, badUrl] = await Promise.all([
+      focusBin(env, 'users', 'add', '--org', '1'),
+      focusBin(env, 'users', 'add'),
       focusBin(env, 'users', 'add', 'Alice', '--org', '1'),
       focusBin(env, 'users', 'add', 'carol'),
       focusBin(env, 'users', 'add', 'carol', '--org', 'x'),
@@ -88,6 +90,9 @@ describeEachDialect('npx focus', (dialect) => {
       focusBin(env, 'users', 'add', 'carol', '--org', '1', '--colour'),
       focusBin({ DATABASE_URL: 'mysql://x' }, 'migrate'),
     ]);
+    // The handle first: commander checks options before arguments, the message does not.
+    expectOneLineFailure(noHandle, /^focus: "users add" needs <handle> \(focus users add --help\)$/);
+    expectOneLineFailure(noHandleNorOrg, /^focus: "users add" needs <handle> \(focus users add --help\)$/);
     expectOneLineFailure(badHandle, /handle .*: Alice \(focus users add --help\)$/);
     expectOneLineFailure(noOrg, /^focus: "users add" needs --org <id> \(focus users add --help\)$/);
     expectOneLineFailure(textOrg, /org id .*: x \(focus users add --help\)$/);
@@ -299,12 +304,20 @@ describe('npx focus --help and --version', () => {
   const names = Object.values(VARIABLES).map((v) => v.name);
 
   it('print to stdout and exit 0; the help lists every command and every environment variable', async () => {
-    const [help, short, version] = await Promise.all([focus({}, '--help'), focusBin({}, '-h'), focusBin({}, '--version')]);
-    for (const result of [help, short, version]) {
+    const [help, short, version, v, helpCommand] = await Promise.all([
+      focus({}, '--help'),
+      focusBin({}, '-h'),
+      focusBin({}, '--version'),
+      focusBin({}, '-v'),
+      focusBin({}, 'help'),
+    ]);
+    for (const result of [help, short, version, v, helpCommand]) {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');
     }
     expect(short.stdout).toBe(help.stdout);
+    expect(helpCommand.stdout).toBe(help.stdout);
+    expect(v.stdout).toBe(version.stdout);
     for (const command of ['migrate', 'users add <handle> --org <id>', 'users list', 'tokens issue <handle>', 'tokens list [handle]', 'tokens revoke <id>', 'serve']) {
       expect(help.stdout).toContain(`focus ${command}`);
     }
@@ -314,12 +327,17 @@ describe('npx focus --help and --version', () => {
   }, 60_000);
 
   it('per command: its own usage, options and result', async () => {
-    const [issue, list, users, serve] = await Promise.all([
+    const [issue, list, users, serve, helpServe, helpUsers] = await Promise.all([
       focusBin({}, 'tokens', 'issue', '--help'),
       focusBin({}, 'tokens', 'list', '-h'),
       focusBin({}, 'users', '--help'),
       focusBin({}, 'serve', '--help'),
+      focusBin({}, 'help', 'serve'),
+      focusBin({}, 'help', 'users'),
     ]);
+    // `focus help <command>` is `focus <command> --help`.
+    expect(helpServe.stdout).toBe(serve.stdout);
+    expect(helpUsers.stdout).toBe(users.stdout);
     for (const result of [issue, list, users, serve]) {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toBe('');

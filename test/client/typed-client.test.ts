@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,15 +9,18 @@ import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/harn
 import { ROOT, type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
 
 /*
- * The typed client an integrator copies from clients/typescript: the shipped types are
- * those of the document the server publishes, and the README's walk-through, compiled
- * with tsc (strict; a type error fails) beside the client and test/client's type checks,
+ * The typed client package (clients/typescript) as an integrator gets it: its types are
+ * those of the document the server publishes and its version is the server's; `npm pack`
+ * builds it, and the tarball installed in a scratch project (offline: its dependencies
+ * packed from this repository's node_modules) compiles the README's walk-through and
+ * test/client's type checks with tsc (strict; a type error fails), and the walk-through
  * runs against a real server process on each database.
  */
 
 const run = promisify(execFile);
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const README = join(CLIENT_DIR, 'README.md');
+const CLIENT_PACKAGE = JSON.parse(readFileSync(join(CLIENT_DIR, 'package.json'), 'utf8')) as { name: string; version: string; dependencies: Record<string, string> };
 
 /** The README's walk-through: the TypeScript block under "## Walk-through". */
 function walkthrough(): { code: string; output: string } {
@@ -27,18 +30,22 @@ function walkthrough(): { code: string; output: string } {
   return { code: match[1] as string, output: match[2] as string };
 }
 
-/** The project an integrator would have: the client as focus/, the walk-through beside it. */
-function integratorProject(): string {
+const npm = async (args: string[], cwd: string) => (await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, timeout: 180_000 })).stdout.trim();
+
+/** The project an integrator would have: the packed client installed from its tarball, the walk-through beside it. */
+async function integratorProject(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'focus-client-'));
-  mkdirSync(join(dir, 'focus'));
-  for (const file of ['index.ts', 'schema.d.ts']) copyFileSync(join(CLIENT_DIR, file), join(dir, 'focus', file));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+  // The client's dependencies (and theirs) come from this repository's node_modules: no registry.
+  const tarballs = [];
+  for (const dependency of ['openapi-fetch', 'openapi-typescript-helpers']) tarballs.push(await npm(['pack', join(ROOT, 'node_modules', dependency), '--pack-destination', dir], dir));
+  tarballs.push((await npm(['pack', CLIENT_DIR, '--pack-destination', dir], dir)).split('\n').pop() ?? '');
+  await npm(['install', '--offline', ...tarballs.map((file) => `./${file}`)], dir);
+  if (!walkthrough().code.includes(`from '${CLIENT_PACKAGE.name}'`)) throw new Error(`the walk-through must import ${CLIENT_PACKAGE.name}`);
   writeFileSync(join(dir, 'walkthrough.ts'), walkthrough().code);
   const checks = readFileSync(join(ROOT, 'test', 'client', 'client.type-checks.ts'), 'utf8');
   if (!checks.includes("'../../clients/typescript/index.js'")) throw new Error('client.type-checks.ts must import ../../clients/typescript/index.js');
-  writeFileSync(join(dir, 'type-checks.ts'), checks.replaceAll("'../../clients/typescript/index.js'", "'./focus/index.js'"));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  // openapi-fetch (and TypeScript's Node types) as installed in this repository.
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  writeFileSync(join(dir, 'type-checks.ts'), checks.replaceAll("'../../clients/typescript/index.js'", `'${CLIENT_PACKAGE.name}'`));
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
@@ -49,7 +56,8 @@ function integratorProject(): string {
         moduleResolution: 'NodeNext',
         strict: true,
         noUncheckedIndexedAccess: true,
-        skipLibCheck: true,
+        // Node's types as installed in this repository (the scratch project has only the client).
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
         types: ['node'],
         outDir: 'dist',
         noEmitOnError: true,
@@ -60,12 +68,12 @@ function integratorProject(): string {
   return dir;
 }
 
-describe('the typed client in clients/typescript', () => {
+describe('the typed client package in clients/typescript', () => {
   let project: string;
   let compiled: { code: number; output: string };
 
   beforeAll(async () => {
-    project = integratorProject();
+    project = await integratorProject();
     try {
       const { stdout, stderr } = await run(process.execPath, [TSC, '-p', project], { cwd: project, timeout: 120_000 });
       compiled = { code: 0, output: stdout + stderr };
@@ -73,7 +81,7 @@ describe('the typed client in clients/typescript', () => {
       const e = error as { code?: number; stdout?: string; stderr?: string };
       compiled = { code: typeof e.code === 'number' ? e.code : -1, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
     }
-  }, 150_000);
+  }, 300_000);
 
   afterAll(() => {
     if (project !== undefined) rmSync(project, { recursive: true, force: true });
@@ -83,6 +91,14 @@ describe('the typed client in clients/typescript', () => {
     const { openapiDocument } = await import('../../scripts/openapi-document.js');
     const current = await renderClientSchema(await openapiDocument());
     expect(readFileSync(CLIENT_SCHEMA, 'utf8') === current, 'clients/typescript/schema.d.ts is out of date: run npm run client:generate').toBe(true);
+  });
+
+  it('is versioned with the server and installs only openapi-fetch', () => {
+    const server = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(CLIENT_PACKAGE.version).toBe(server.version);
+    expect(Object.keys(CLIENT_PACKAGE.dependencies)).toEqual(['openapi-fetch']);
+    const installed = readdirSync(join(project, 'node_modules', CLIENT_PACKAGE.name, 'dist')).sort();
+    expect(installed).toEqual(['index.d.ts', 'index.js', 'schema.d.ts']);
   });
 
   it('compiles the README walk-through and the type checks with tsc, strict', () => {

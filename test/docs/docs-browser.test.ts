@@ -49,6 +49,11 @@ describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium
     page.on('request', (r) => requested.push(new URL(r.url()).pathname));
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    // The content security policy blocks nothing the page needs.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
 
     await page.goto(`${server.url}/docs`);
     await expect.poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 20_000 }).toContain('Focus API');
@@ -96,5 +101,25 @@ describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium
     const listed = await tryOut('get', '/api/v1/sessions');
     expect(listed.status).toBe('200');
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
   }, 90_000);
+
+  it('is titled with the project’s own name and mark, loads only from this server and is framed nowhere', async () => {
+    const response = await fetch(`${server.url}/docs/`);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/default-src 'self'/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs`);
+    await expect.poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 20_000 }).toContain('Focus API');
+    expect(await page.title()).toBe('Focus API');
+    const logo = await page.locator('.topbar img').first().getAttribute('src');
+    expect(logo).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(Buffer.from((logo ?? '').split(',')[1] ?? '', 'base64').toString()).toContain('<title>Focus</title>');
+    const icons = await page.locator('link[rel="icon"]').evaluateAll((links) => links.map((l) => l.getAttribute('href')));
+    expect(icons.length).toBeGreaterThan(0);
+    for (const icon of icons) expect(icon).toMatch(/focus\.svg$/);
+    expect(await page.content()).not.toMatch(/swagger-ui logo|favicon-(16|32)x/i);
+  }, 60_000);
 });

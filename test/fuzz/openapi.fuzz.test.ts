@@ -224,7 +224,8 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
   }
 
   async function send(op: Operation, request: Request, client: Client = t.alice) {
-    const path = op.path.replace('{id}', request.id ?? '1').replace('{file}', request.file ?? 'unknown.ics');
+    // A problem page: any kind of the catalog (the slug's enum is checked by its own test).
+    const path = op.path.replace('{id}', request.id ?? '1').replace('{file}', request.file ?? 'unknown.ics').replace('{slug}', 'validation-failed');
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(request.query)) if (v !== undefined) params.append(k, typeof v === 'string' ? v : JSON.stringify(v));
     const url = params.size === 0 ? path : `${path}?${params.toString()}`;
@@ -268,6 +269,7 @@ describeEachDialect('OpenAPI-driven fuzzing', (dialect) => {
             const check = validator(op, res.status);
             if (check !== undefined) expect(check(res.body), `${context}\n${JSON.stringify(check.errors)}`).toBe(true);
             else if (op.responses[String(res.status)]?.content?.['text/calendar'] !== undefined) expect(res.text, context).toMatch(/^BEGIN:VCALENDAR\r\n/);
+            else if (op.responses[String(res.status)]?.content?.['text/html'] !== undefined) expect(res.text, context).toMatch(/^<!doctype html>\n/);
             else expect(res.text, context).toBe('');
             count(op.key, 'ok');
           } else {

@@ -1,4 +1,8 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { ROOT, buildOnce } from '../helpers/server-process.js';
@@ -76,4 +80,25 @@ describe('npm start', () => {
       }
     }, 60_000);
   }
+});
+
+describe('npm start in a clone that was never built (npm install --omit=dev: no compiler, no dist/)', () => {
+  it('dies with one clear line, not a MODULE_NOT_FOUND stack', async () => {
+    const clone = mkdtempSync(join(tmpdir(), 'focus-unbuilt-'));
+    try {
+      mkdirSync(join(clone, 'scripts'));
+      for (const file of ['package.json', 'scripts/build.js']) copyFileSync(join(ROOT, file), join(clone, file));
+      const failed = await promisify(execFile)('npm', ['start', '--silent'], { cwd: clone, timeout: 30_000 }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: error.stderr ?? '' }),
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).not.toMatch(/MODULE_NOT_FOUND|node:internal|^\s+at /m);
+      expect(failed.stderr.trim()).toBe(
+        'focus: the server is not built (dist/ is missing): run `npm ci && npm run build` (with devDependencies), or install the packed tarball',
+      );
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -267,7 +267,7 @@ describeEachDialect('GET /events', (dialect) => {
     const refused = await stream('u0');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
-    expect((refused.body as { type: string }).type).toBe('https://focus.dev/problems/too-many-streams');
+    expect((refused.body as { type: string }).type).toMatch(/^http:\/\/[^/]+\/problems\/too-many-streams$/);
     a.close();
     await new Promise((r) => setTimeout(r, 100));
     const again = await stream('u0');

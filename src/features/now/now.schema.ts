@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
 import { Envelope, Nullable } from '../../toolkit/schema-helpers.js';
+import { categoryDomains } from '../blocker/blocker.categories.js';
 import { SessionSchema } from '../sessions/sessions.schema.js';
 
 /** Occurrences `active` lists at most: more than this many sessions of one user overlapping is no plan anyone follows. */
@@ -14,6 +15,9 @@ export const NowBlocker = Named(
   Type.Object(
     {
       category: Type.Array(Type.String(), { description: 'Every category an active session blocks, each once.' }),
+      domains: Type.Array(Type.String(), {
+        description: 'The domains of those categories (`GET /api/v1/blocker/categories`), each once; each covers its subdomains.',
+      }),
       urls: Type.Array(Type.String(), { description: 'Every URL or host an active `custom` blocker blocks, each once (a `preset` blocker blocks its categories only).' }),
     },
     { additionalProperties: false, description: 'What to block now: the union of the active sessions’ enabled website blockers.' },
@@ -41,7 +45,7 @@ export const NowSchema = Named(
         {
           active: [exampleItem],
           next: null,
-          website_blocker: { category: ['social'], urls: ['news.ycombinator.com'] },
+          website_blocker: { category: ['social'], domains: [...categoryDomains(['social'])], urls: ['news.ycombinator.com'] },
           snooze_apps: { Slack: true },
         },
       ],

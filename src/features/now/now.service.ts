@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { categoryDomains } from '../blocker/blocker.categories.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import { createSessionsContext } from '../sessions/sessions.context.js';
@@ -72,7 +73,7 @@ export function enforcement(active: readonly Session[]) {
     }
     if (s.snooze_enabled) for (const [app, on] of Object.entries(s.snooze_apps)) snooze[app] = snooze[app] === true || on;
   }
-  return { website_blocker: blocking ? { category: [...category], urls: [...urls] } : null, snooze_apps: snooze };
+  return { website_blocker: blocking ? { category: [...category], domains: categoryDomains(category), urls: [...urls] } : null, snooze_apps: snooze };
 }
 
 export type NowService = ReturnType<typeof createNowService>;

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { type SessionRecord, createSession } from '../sessions/sessions.test-helpers.js';
+import { categoryDomains } from '../blocker/blocker.categories.js';
 
 const MINUTE = 60_000;
 
@@ -15,7 +16,7 @@ function at(offsetMinutes: number): { schedule: string; time: string; timezone: 
 interface Now {
   active: SessionRecord[];
   next: SessionRecord | null;
-  website_blocker: { category: string[]; urls: string[] } | null;
+  website_blocker: { category: string[]; domains: string[]; urls: string[] } | null;
   snooze_apps: Record<string, boolean>;
 }
 
@@ -69,7 +70,10 @@ describeEachDialect('GET /me/now', (dialect) => {
     const listed = await t.alice.get(`/api/v1/sessions?date=${running.schedule}&source=user&limit=500`);
     expect(listed.body.data.find((s: SessionRecord) => s.id === running.id)).toEqual(runningItem);
     expect(first.next).toMatchObject({ id: later.id, name: 'later', starts_at: later.starts_at, occurrence_date: later.schedule });
-    expect(first.website_blocker).toEqual({ category: ['social', 'news', 'video'], urls: ['example.com', 'https://news.example.org/'] });
+    // The categories expanded to their preset domains, each once (GET /blocker/categories).
+    const domains = categoryDomains(['social', 'news', 'video']);
+    expect(domains).toEqual(expect.arrayContaining(['facebook.com', 'news.ycombinator.com', 'youtube.com']));
+    expect(first.website_blocker).toEqual({ category: ['social', 'news', 'video'], domains, urls: ['example.com', 'https://news.example.org/'] });
     expect(first.snooze_apps).toEqual({ Slack: true, Mail: true, Teams: false });
 
     // Joining Bob's session brings it (and its snoozes) in; others' sessions never appear.

@@ -27,6 +27,7 @@ import {
   TrimmedText,
 } from '../../toolkit/schema-helpers.js';
 import { HANDLE_PATTERN } from '../auth/auth.caller.js';
+import { BLOCKER_CATEGORY_IDS } from '../blocker/blocker.categories.js';
 
 /**
  * Removed occurrences one series keeps at most: a GET shows them all in its rrule's
@@ -80,7 +81,13 @@ export const MAX_SNOOZE_APPS_BYTES = 4 * 1024;
 export const WebsiteBlocker = Type.Object(
   {
     mode: StringEnum(BLOCKER_MODES, { description: '`preset`: block the categories; `custom`: block the urls too.' }),
-    category: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100, default: [] })),
+    category: Type.Optional(
+      Type.Array(StringEnum(BLOCKER_CATEGORY_IDS), {
+        maxItems: 100,
+        default: [],
+        description: 'Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains.',
+      }),
+    ),
     urls: Type.Optional(
       Type.Array(
         Type.String({
