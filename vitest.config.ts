@@ -17,6 +17,9 @@ export const SLOW_SUITES = [
   'test/webhooks/**/*.test.ts',
   'test/security/**/*.test.ts',
   'test/limits/token-hygiene.test.ts',
+  // Heartbeats and bursts of streams on the wall clock; a child process holding the write lock.
+  'src/features/events/events.stream.test.ts',
+  'src/storage/storage.sqlite-driver.test.ts',
   // Waits for the next minute of the real clock.
   'src/features/webhooks/webhooks.clock.test.ts',
 ];
