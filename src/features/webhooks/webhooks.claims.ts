@@ -1,0 +1,173 @@
+import { sql } from 'kysely';
+import type { Storage } from '../../storage/database.js';
+
+/**
+ * Webhooks of one user an instance sends to at once (each one attempt at a time): a
+ * user's silent receivers hold at most this many of the instance's slots, whatever their
+ * number or host. Across instances each holds its own, since the lease is per webhook.
+ */
+export const WEBHOOKS_IN_FLIGHT_PER_USER = 4;
+/** Deliveries one turn of a webhook takes (sent one after another while its lease lasts). */
+export const TURN_DELIVERIES = 32;
+
+/** A webhook leased to this instance with its oldest due deliveries. */
+export interface Turn {
+  webhookId: number;
+  userId: number;
+  url: string;
+  secret: string;
+  /** The lease, as written: released only if it is still this one. */
+  leaseUntil: string;
+  deliveries: { id: number; event_id: string; attempts: number; body: string }[];
+}
+
+/** A turn that is over: its lease ends at `at` (if it is still the one taken). */
+export interface Release {
+  webhookId: number;
+  leaseUntil: string;
+  at: string;
+}
+
+/** What an attempt came to, for `settle`. */
+export type AttemptOutcome =
+  | { id: number; kind: 'delivered'; status: number; at: string }
+  | { id: number; kind: 'retry'; status: number | null; at: string; next: string }
+  | { id: number; kind: 'failed'; status: number | null; at: string };
+
+/**
+ * Orders candidates fairly: users with the fewest webhooks in flight first, then round
+ * robin (a user's next webhook only after every other user's); within a user, the webhook
+ * served longest ago first (`servedAt`: when its last lease ended, '' if never). Returns at most `room`.
+ */
+export function fairPick<T extends { userId: number; servedAt: string }>(candidates: readonly T[], inFlight: ReadonlyMap<number, number>, room: number): T[] {
+  const byUser = new Map<number, T[]>();
+  for (const c of [...candidates].sort((a, b) => (a.servedAt < b.servedAt ? -1 : a.servedAt > b.servedAt ? 1 : 0))) {
+    const list = byUser.get(c.userId);
+    if (list === undefined) byUser.set(c.userId, [c]);
+    else list.push(c);
+  }
+  const busy = new Map(inFlight);
+  const picked: T[] = [];
+  const users = [...byUser.keys()].sort((a, b) => (busy.get(a) ?? 0) - (busy.get(b) ?? 0));
+  for (let round = 0; picked.length < room; round++) {
+    let any = false;
+    for (const user of users) {
+      const next = byUser.get(user)?.[round];
+      if (next === undefined || (busy.get(user) ?? 0) >= WEBHOOKS_IN_FLIGHT_PER_USER || picked.length >= room) continue;
+      busy.set(user, (busy.get(user) ?? 0) + 1);
+      picked.push(next);
+      any = true;
+    }
+    if (!any) break;
+  }
+  return picked;
+}
+
+export type Claims = ReturnType<typeof createClaims>;
+
+/**
+ * The dispatcher's side of the outbox. A webhook is sent to by one instance at a time,
+ * under a lease on its row (webhooks.claimed_until) taken with SKIP LOCKED on PostgreSQL,
+ * so instances share the queue; a lapsed lease (a crash) lets another instance send what
+ * was not recorded, at least once. Built once per storage.
+ */
+export function createClaims(storage: Storage) {
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 8));
+  return {
+    /** Leases up to `room` webhooks with due deliveries, chosen fairly (fairPick), each with its oldest due deliveries. */
+    claim(q: { now: string; leaseUntil: string; room: number }): Promise<Turn[]> {
+      return storage.transaction(async (trx) => {
+        const free = await storage
+          .forUpdateSkipLocked(
+            trx
+              .selectFrom('webhooks as w')
+              .select(['w.id', 'w.user_id', 'w.url', 'w.secret', 'w.claimed_until'])
+              .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<=', q.now)]))
+              .where((eb) =>
+                eb.exists(
+                  eb
+                    .selectFrom('webhook_deliveries as d')
+                    .select(sql`1`.as('one'))
+                    .whereRef('d.webhook_id', '=', 'w.id')
+                    .where('d.next_attempt_at', 'is not', null)
+                    .where('d.next_attempt_at', '<=', q.now),
+                ),
+              ),
+          )
+          .execute();
+        if (free.length === 0) return [];
+        const busy = await trx
+          .selectFrom('webhooks')
+          .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('claimed_until', '>', q.now)
+          .groupBy('user_id')
+          .execute();
+        const inFlight = new Map(busy.map((b) => [Number(b.user_id), Number(b.n)]));
+        const picked = fairPick(
+          free.map((w) => ({ ...w, userId: Number(w.user_id), servedAt: w.claimed_until ?? '' })),
+          inFlight,
+          q.room,
+        );
+        if (picked.length === 0) return [];
+        await trx.updateTable('webhooks').set({ claimed_until: q.leaseUntil }).where('id', 'in', picked.map((w) => w.id)).execute();
+        const turns: Turn[] = [];
+        for (const w of picked) {
+          const deliveries = await trx
+            .selectFrom('webhook_deliveries as d')
+            .innerJoin('webhook_payloads as p', 'p.id', 'd.payload_id')
+            .select(['d.id', 'd.event_id', 'd.attempts', 'p.body'])
+            .where('d.webhook_id', '=', w.id)
+            .where('d.next_attempt_at', 'is not', null)
+            .where('d.next_attempt_at', '<=', q.now)
+            .orderBy('d.next_attempt_at')
+            .orderBy('d.id')
+            .limit(TURN_DELIVERIES)
+            .execute();
+          turns.push({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries });
+        }
+        return turns;
+      });
+    },
+
+    /** Whether the webhook still exists: checked right before each attempt, so a deleted one is sent nothing more. */
+    async alive(webhookId: number): Promise<boolean> {
+      return (await storage.db.selectFrom('webhooks').select('id').where('id', '=', webhookId).executeTakeFirst()) !== undefined;
+    },
+
+    /** Records what attempts came to, then ends the leases of turns that are over, in one transaction. */
+    settle(outcomes: readonly AttemptOutcome[], released: readonly Release[]): Promise<void> {
+      if (outcomes.length === 0 && released.length === 0) return Promise.resolve();
+      return storage.transaction(async (trx) => {
+        // The common outcome in one statement per status and instant: few statements per batch.
+        const delivered = new Map<string, { ids: number[]; status: number; at: string }>();
+        for (const o of outcomes) {
+          if (o.kind !== 'delivered') continue;
+          const key = `${o.status} ${o.at}`;
+          const group = delivered.get(key) ?? { ids: [], status: o.status, at: o.at };
+          delivered.set(key, group);
+          group.ids.push(o.id);
+        }
+        for (const group of delivered.values()) {
+          for (let i = 0; i < group.ids.length; i += chunk) {
+            await trx
+              .updateTable('webhook_deliveries')
+              .set({ attempts: sql<number>`attempts + 1`, last_status: group.status, delivered_at: group.at, next_attempt_at: null })
+              .where('id', 'in', group.ids.slice(i, i + chunk))
+              .execute();
+          }
+        }
+        for (const o of outcomes) {
+          if (o.kind === 'delivered') continue;
+          const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status };
+          const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
+          if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
+          else await row.set({ ...attempted, next_attempt_at: o.next }).execute();
+        }
+        for (const r of released) {
+          // The lease ends at once; the instant it ended tells the next claim which webhook waited longest.
+          await trx.updateTable('webhooks').set({ claimed_until: r.at }).where('id', '=', r.webhookId).where('claimed_until', '=', r.leaseUntil).execute();
+        }
+      });
+    },
+  };
+}
