@@ -2,12 +2,12 @@ import { sql } from 'kysely';
 import type { Storage } from '../../storage/database.js';
 
 /**
- * Webhooks of one user an instance sends to at once (each one attempt at a time): a
+ * Webhooks of one user an instance sends to at once (each two attempts at a time, webhooks.dispatcher.ts): a
  * user's silent receivers hold at most this many of the instance's slots, whatever their
  * number or host. Across instances each holds its own, since the lease is per webhook.
  */
 export const WEBHOOKS_IN_FLIGHT_PER_USER = 4;
-/** Deliveries one turn of a webhook takes (sent one after another while its lease lasts). */
+/** Deliveries one turn of a webhook takes (sent while its lease lasts). */
 export const TURN_DELIVERIES = 32;
 
 /** A webhook leased to this instance with its oldest due deliveries. */

@@ -9,11 +9,13 @@ import { DELIVERY_TIMEOUT_MS, nextAttemptDelay } from './webhooks.events.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
 /**
- * Webhooks an instance sends to at once, each one attempt at a time. A slot is a socket
- * waiting, never an API request; one user holds at most WEBHOOKS_IN_FLIGHT_PER_USER of them
+ * Webhooks an instance sends to at once, each ATTEMPTS_PER_WEBHOOK attempts at a time. A
+ * slot is a webhook's sockets waiting, never an API request; one user holds at most WEBHOOKS_IN_FLIGHT_PER_USER of them
  * (webhooks.claims.ts), so a receiver that never answers costs its own webhook's turn only.
  */
 export const DISPATCH_CONCURRENCY = 64;
+/** Attempts in flight at once to one webhook: a receiver is never flooded, and a silent one holds two sockets. */
+export const ATTEMPTS_PER_WEBHOOK = 2;
 /** A webhook's lease: a turn starts an attempt only while a whole one fits in it; after a crash, what was not recorded is sent again once it ends. */
 export const LEASE_MS = 2.5 * DELIVERY_TIMEOUT_MS;
 /** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
@@ -40,8 +42,8 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
   const lookup = checkedLookup(settings.allowPrivate);
   // As many sockets per host as slots: webhooks of many tenants on one host never queue behind each other here.
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
   };
   const stop = new AbortController();
   const active = new Set<Promise<void>>();
@@ -133,18 +135,26 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     return settling;
   }
 
-  /** One webhook's turn: its deliveries one after another while the lease has room for a whole attempt. */
+  /** One webhook's turn: its deliveries, ATTEMPTS_PER_WEBHOOK at a time, while the lease has room for a whole attempt. */
   async function run(turn: Turn): Promise<void> {
     const leaseEnd = Date.parse(turn.leaseUntil);
-    for (const d of turn.deliveries) {
-      if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd) break;
-      if (!(await claims.alive(turn.webhookId))) break;
-      const status = await post(turn, d);
-      // Cut by shutdown: not attempted after all, sent again later.
-      if (stop.signal.aborted && status === null) break;
-      outcomes.push(outcomeOf(d, status));
-      void settle();
-    }
+    let next = 0;
+    let over = false;
+    const worker = async () => {
+      while (!over && next < turn.deliveries.length) {
+        if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
+          over = true;
+          break;
+        }
+        const d = turn.deliveries[next++] as Attempt;
+        const status = await post(turn, d);
+        // Cut by shutdown: not attempted after all, sent again later.
+        if (stop.signal.aborted && status === null) continue;
+        outcomes.push(outcomeOf(d, status));
+        void settle();
+      }
+    };
+    await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
     released.push({ webhookId: turn.webhookId, leaseUntil: turn.leaseUntil, at: new Date().toISOString() });
     void settle();
   }
