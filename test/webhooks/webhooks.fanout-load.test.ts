@@ -71,7 +71,7 @@ describeEachDialect('webhooks: fan-out to many subscribers', (dialect) => {
     const measure = (async () => {
       while (attacking) {
         const started = performance.now();
-        const res = await http(server!.url, 'GET', '/api/v1/tasks', other);
+        const res = await http(server.url, 'GET', '/api/v1/tasks', other);
         latencies.push(performance.now() - started);
         expect(res.status).toBe(200);
         await new Promise((r) => setTimeout(r, 20));
