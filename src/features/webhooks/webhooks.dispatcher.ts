@@ -141,12 +141,14 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     let next = 0;
     let over = false;
     const worker = async () => {
-      while (!over && next < turn.deliveries.length) {
+      while (!over) {
+        // Taken before waiting: the other worker must not take the same one.
+        const d = turn.deliveries[next++];
+        if (d === undefined) break;
         if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
           over = true;
           break;
         }
-        const d = turn.deliveries[next++] as Attempt;
         const status = await post(turn, d);
         // Cut by shutdown: not attempted after all, sent again later.
         if (stop.signal.aborted && status === null) continue;
