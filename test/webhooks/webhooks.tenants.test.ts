@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
+import { DELIVERY_QUOTA_PER_WEBHOOK } from '../../src/features/webhooks/webhooks.outbox.js';
 import { type TestDatabase, createTestDatabase, describeEachDialect } from '../helpers/harness.js';
 import { http } from '../helpers/http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
@@ -111,6 +112,8 @@ describeEachDialect('webhooks: tenants never hurt each other', (dialect) => {
   async function outboxBytes(): Promise<number> {
     const db = storage!.db;
     if (dialect === 'postgres') {
+      // What the live rows take: dead row versions (retries, quota drops) are space autovacuum gives back for reuse.
+      await sql`vacuum full webhook_deliveries, webhook_payloads`.execute(db);
       const { rows } = await sql<{ n: string }>`select coalesce(sum(pg_total_relation_size(c.oid)), 0) as n from pg_class c
         join pg_namespace s on s.oid = c.relnamespace and s.nspname = current_schema()
         where c.relkind = 'r' and c.relname like 'webhook\_%' and c.relname in ('webhook_deliveries', 'webhook_payloads')`.execute(db);
@@ -148,10 +151,11 @@ describeEachDialect('webhooks: tenants never hurt each other', (dialect) => {
     expect((imported.body as { meta: unknown }).meta).toEqual({ created: 1_000, updated: 0, unchanged: 0 });
     await fannedOut();
     const grown = (await outboxBytes()) - before;
+    console.info(`[${dialect}] the outbox grew by ${grown} bytes for 1,000 tasks × 20 webhooks`);
     expect(grown, `the outbox grew by ${grown} bytes`).toBeLessThan(2.5 * 1024 * 1024);
 
-    // Past the quota the oldest go first: each webhook keeps its newest 500 events.
-    const ids = (imported.body as { data: { id: string }[] }).data.map((t) => Number(t.id));
+    // Past the quota the oldest go first: each webhook keeps its newest DELIVERY_QUOTA_PER_WEBHOOK events (tasks are created in key order).
+    const ids = (imported.body as { data: { id: string }[] }).data.map((t) => Number(t.id)).sort((a, b) => a - b);
     const kept = await storage!.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_payloads as p', 'p.id', 'd.payload_id')
@@ -159,7 +163,7 @@ describeEachDialect('webhooks: tenants never hurt each other', (dialect) => {
       .where('d.webhook_id', '=', Number(hooks[0]))
       .execute();
     const keptTasks = kept.map((k) => Number((JSON.parse(k.body) as { data: { id: string } }).data.id)).sort((a, b) => a - b);
-    expect(keptTasks).toEqual(ids.slice(-500));
+    expect(keptTasks).toEqual(ids.slice(-DELIVERY_QUOTA_PER_WEBHOOK));
 
     // The same import again changes nothing: no change, no event, no byte.
     const changesBefore = Number((await sql<{ n: number }>`select count(*) as n from changes`.execute(storage!.db)).rows[0]?.n);

@@ -9,7 +9,7 @@ import { type OutgoingEvent, newEventId } from './webhooks.payload.js';
  * first, then its oldest pending ones: those fail by being dropped (they are no longer
  * listed nor sent). What one user's events cost in storage is bounded whatever they import.
  */
-export const DELIVERY_QUOTA_PER_USER = 10_000;
+export const DELIVERY_QUOTA_PER_USER = 5_000;
 export const DELIVERY_QUOTA_PER_WEBHOOK = DELIVERY_QUOTA_PER_USER / MAX_WEBHOOKS_PER_USER;
 
 export type Outbox = ReturnType<typeof createOutbox>;
