@@ -18,7 +18,7 @@ export interface Turn {
   secret: string;
   /** The lease, as written: released only if it is still this one. */
   leaseUntil: string;
-  deliveries: { id: number; event_id: string; attempts: number; body: string }[];
+  deliveries: { id: number; event_id: string; attempts: number; payload_id: number; body: string }[];
 }
 
 /** A turn that is over: its lease ends at `at` (if it is still the one taken). */
@@ -111,20 +111,28 @@ export function createClaims(storage: Storage) {
         if (picked.length === 0) return [];
         await trx.updateTable('webhooks').set({ claimed_until: q.leaseUntil }).where('id', 'in', picked.map((w) => w.id)).execute();
         const turns: Turn[] = [];
+        const wanted = new Set<number>();
         for (const w of picked) {
           const deliveries = await trx
-            .selectFrom('webhook_deliveries as d')
-            .innerJoin('webhook_payloads as p', 'p.id', 'd.payload_id')
-            .select(['d.id', 'd.event_id', 'd.attempts', 'p.body'])
-            .where('d.webhook_id', '=', w.id)
-            .where('d.next_attempt_at', 'is not', null)
-            .where('d.next_attempt_at', '<=', q.now)
-            .orderBy('d.next_attempt_at')
-            .orderBy('d.id')
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'event_id', 'attempts', 'payload_id'])
+            .where('webhook_id', '=', w.id)
+            .where('next_attempt_at', 'is not', null)
+            .where('next_attempt_at', '<=', q.now)
+            .orderBy('next_attempt_at')
+            .orderBy('id')
             .limit(TURN_DELIVERIES)
             .execute();
-          turns.push({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries });
+          for (const d of deliveries) wanted.add(Number(d.payload_id));
+          turns.push({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries: deliveries.map((d) => ({ ...d, body: '' })) });
         }
+        // Each payload read once, its one string shared by every delivery of it (many webhooks get one event).
+        const bodies = new Map<number, string>();
+        const ids = [...wanted];
+        for (let i = 0; i < ids.length; i += chunk) {
+          for (const p of await trx.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids.slice(i, i + chunk)).execute()) bodies.set(Number(p.id), p.body);
+        }
+        for (const turn of turns) for (const d of turn.deliveries) d.body = bodies.get(Number(d.payload_id)) ?? '';
         return turns;
       });
     },
@@ -138,20 +146,19 @@ export function createClaims(storage: Storage) {
     settle(outcomes: readonly AttemptOutcome[], released: readonly Release[]): Promise<void> {
       if (outcomes.length === 0 && released.length === 0) return Promise.resolve();
       return storage.transaction(async (trx) => {
-        // The common outcome in one statement per status and instant: few statements per batch.
-        const delivered = new Map<string, { ids: number[]; status: number; at: string }>();
+        // The common outcome in one statement per status (the batch's first instant): few statements per batch.
+        const delivered = new Map<number, { ids: number[]; at: string }>();
         for (const o of outcomes) {
           if (o.kind !== 'delivered') continue;
-          const key = `${o.status} ${o.at}`;
-          const group = delivered.get(key) ?? { ids: [], status: o.status, at: o.at };
-          delivered.set(key, group);
+          const group = delivered.get(o.status) ?? { ids: [], at: o.at };
+          delivered.set(o.status, group);
           group.ids.push(o.id);
         }
-        for (const group of delivered.values()) {
+        for (const [status, group] of delivered) {
           for (let i = 0; i < group.ids.length; i += chunk) {
             await trx
               .updateTable('webhook_deliveries')
-              .set({ attempts: sql<number>`attempts + 1`, last_status: group.status, delivered_at: group.at, next_attempt_at: null })
+              .set({ attempts: sql<number>`attempts + 1`, last_status: status, delivered_at: group.at, next_attempt_at: null })
               .where('id', 'in', group.ids.slice(i, i + chunk))
               .execute();
           }

@@ -18,6 +18,11 @@ export const DISPATCH_CONCURRENCY = 64;
 export const ATTEMPTS_PER_WEBHOOK = 2;
 /** A webhook's lease: a turn starts an attempt only while a whole one fits in it; after a crash, what was not recorded is sent again once it ends. */
 export const LEASE_MS = 2.5 * DELIVERY_TIMEOUT_MS;
+/**
+ * Claims are at least this far apart: a claim reads every webhook with due work, so its
+ * cost is bounded per second, not per delivery, however many small turns end.
+ */
+const CLAIM_INTERVAL_MS = 100;
 /** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
 const SETTLE_DELAY_MS = 50;
 /** What is read of an answer: only its status matters. */
@@ -51,6 +56,7 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
   let outcomes: AttemptOutcome[] = [];
   let released: Release[] = [];
   let settling: Promise<void> | undefined;
+  let lastClaim = 0;
 
   /** One POST; resolves with the status, or null when there was no answer. */
   function post(turn: Turn, d: Attempt): Promise<number | null> {
@@ -173,7 +179,10 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
         await Promise.race(active);
         return 1;
       }
+      const wait = lastClaim + CLAIM_INTERVAL_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const now = Date.now();
+      lastClaim = now;
       const turns = await claims.claim({ now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString(), room: DISPATCH_CONCURRENCY - active.size });
       for (const turn of turns) {
         const running: Promise<void> = run(turn)
