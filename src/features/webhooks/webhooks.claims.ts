@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import type { Storage } from '../../storage/database.js';
 
 /**
- * Webhooks of one user an instance sends to at once (each two attempts at a time, webhooks.dispatcher.ts): a
- * user's silent receivers hold at most this many of the instance's slots, whatever their
- * number or host. Across instances each holds its own, since the lease is per webhook.
+ * Webhooks of one user sent to at once, over all instances (each two attempts at a time,
+ * webhooks.dispatcher.ts): a user's silent receivers hold at most this many slots,
+ * whatever their number or host (counted from the leases, so every instance agrees).
  */
 export const WEBHOOKS_IN_FLIGHT_PER_USER = 4;
 /** Deliveries one turn of a webhook takes (sent while its lease lasts). */
