@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Storage } from '../../storage/database.js';
+import type { Db, Storage } from '../../storage/database.js';
 
 /**
  * Webhooks of one user sent to at once, over all instances (each two attempts at a time,
@@ -73,6 +73,33 @@ export type Claims = ReturnType<typeof createClaims>;
  */
 export function createClaims(storage: Storage) {
   const chunk = Math.max(1, Math.floor(storage.maxParameters / 8));
+
+  /** Gives each turn its webhook's oldest due deliveries, each payload read once (many webhooks get one event). */
+  async function fillTurns(trx: Db, turns: Turn[], now: string): Promise<void> {
+    const wanted = new Set<number>();
+    for (const turn of turns) {
+      turn.deliveries = (
+        await trx
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'event_id', 'attempts', 'payload_id'])
+          .where('webhook_id', '=', turn.webhookId)
+          .where('next_attempt_at', 'is not', null)
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(TURN_DELIVERIES)
+          .execute()
+      ).map((d) => ({ ...d, body: '' }));
+      for (const d of turn.deliveries) wanted.add(Number(d.payload_id));
+    }
+    const bodies = new Map<number, string>();
+    const ids = [...wanted];
+    for (let i = 0; i < ids.length; i += chunk) {
+      for (const p of await trx.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids.slice(i, i + chunk)).execute()) bodies.set(Number(p.id), p.body);
+    }
+    for (const turn of turns) for (const d of turn.deliveries) d.body = bodies.get(Number(d.payload_id)) ?? '';
+  }
+
   return {
     /** Leases up to `room` webhooks with due deliveries, chosen fairly (fairPick), each with its oldest due deliveries. */
     claim(q: { now: string; leaseUntil: string; room: number }): Promise<Turn[]> {
@@ -110,30 +137,30 @@ export function createClaims(storage: Storage) {
         );
         if (picked.length === 0) return [];
         await trx.updateTable('webhooks').set({ claimed_until: q.leaseUntil }).where('id', 'in', picked.map((w) => w.id)).execute();
-        const turns: Turn[] = [];
-        const wanted = new Set<number>();
-        for (const w of picked) {
-          const deliveries = await trx
-            .selectFrom('webhook_deliveries')
-            .select(['id', 'event_id', 'attempts', 'payload_id'])
-            .where('webhook_id', '=', w.id)
-            .where('next_attempt_at', 'is not', null)
-            .where('next_attempt_at', '<=', q.now)
-            .orderBy('next_attempt_at')
-            .orderBy('id')
-            .limit(TURN_DELIVERIES)
-            .execute();
-          for (const d of deliveries) wanted.add(Number(d.payload_id));
-          turns.push({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries: deliveries.map((d) => ({ ...d, body: '' })) });
-        }
-        // Each payload read once, its one string shared by every delivery of it (many webhooks get one event).
-        const bodies = new Map<number, string>();
-        const ids = [...wanted];
-        for (let i = 0; i < ids.length; i += chunk) {
-          for (const p of await trx.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids.slice(i, i + chunk)).execute()) bodies.set(Number(p.id), p.body);
-        }
-        for (const turn of turns) for (const d of turn.deliveries) d.body = bodies.get(Number(d.payload_id)) ?? '';
+        const turns = picked.map((w): Turn => ({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries: [] }));
+        await fillTurns(trx, turns, q.now);
         return turns;
+      });
+    },
+
+    /**
+     * Continues a turn whose deliveries were all sent (and recorded): the lease is renewed
+     * if it is still this one, and the turn takes the webhook's next due deliveries. False
+     * when the lease was lost. A busy webhook keeps its slot without waiting for a claim;
+     * others have slots of their own.
+     */
+    renew(turn: Turn, q: { now: string; leaseUntil: string }): Promise<boolean> {
+      return storage.transaction(async (trx) => {
+        const renewed = await trx
+          .updateTable('webhooks')
+          .set({ claimed_until: q.leaseUntil })
+          .where('id', '=', turn.webhookId)
+          .where('claimed_until', '=', turn.leaseUntil)
+          .executeTakeFirst();
+        if (Number(renewed.numUpdatedRows) === 0) return false;
+        turn.leaseUntil = q.leaseUntil;
+        await fillTurns(trx, [turn], q.now);
+        return true;
       });
     },
 

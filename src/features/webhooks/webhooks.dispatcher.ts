@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Storage } from '../../storage/database.js';
 import { checkedLookup, isInternalAddress } from './webhooks.address.js';
-import { type AttemptOutcome, type Release, type Turn, createClaims } from './webhooks.claims.js';
+import { type AttemptOutcome, type Release, TURN_DELIVERIES, type Turn, createClaims } from './webhooks.claims.js';
 import { DELIVERY_TIMEOUT_MS, nextAttemptDelay } from './webhooks.events.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
@@ -141,8 +141,8 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     return settling;
   }
 
-  /** One webhook's turn: its deliveries, ATTEMPTS_PER_WEBHOOK at a time, while the lease has room for a whole attempt. */
-  async function run(turn: Turn): Promise<void> {
+  /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
+  async function send(turn: Turn): Promise<boolean> {
     const leaseEnd = Date.parse(turn.leaseUntil);
     let next = 0;
     let over = false;
@@ -163,6 +163,21 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
       }
     };
     await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
+    return !over;
+  }
+
+  /** One webhook's turn: batches while it has a full batch due and keeps its lease, then the lease is released. */
+  async function run(turn: Turn): Promise<void> {
+    for (let more = true; more; ) {
+      const full = turn.deliveries.length === TURN_DELIVERIES;
+      more = (await send(turn)) && full && !stop.signal.aborted;
+      if (!more) break;
+      // Recorded first: the next batch must not take what was just sent.
+      await settle();
+      const now = Date.now();
+      more = await claims.renew(turn, { now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString() });
+      if (turn.deliveries.length === 0) more = false;
+    }
     released.push({ webhookId: turn.webhookId, leaseUntil: turn.leaseUntil, at: new Date().toISOString() });
     void settle();
   }
