@@ -229,29 +229,36 @@ export interface WebhooksTable {
   /** `whsec_…`: shown once at creation, used to sign every delivery. */
   secret: string;
   created_at: Instant;
+  /** The lease of the instance sending to it (one at a time, one attempt at a time); null when free. */
+  claimed_until: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;
+}
+
+/** One event's body, stored once and shared by its deliveries to every webhook that receives the same bytes. */
+export interface WebhookPayloadsTable {
+  id: Generated<number>;
+  type: string;
+  /** The event's own instant (the body's `timestamp`). */
+  occurred_at: Instant;
+  /** The JSON body sent, `{type, timestamp, data}`. */
+  body: string;
+  created_at: Instant;
 }
 
 /**
  * One event for one webhook: the outbox the dispatcher drains. Pending while
- * `next_attempt_at` is set; `claimed_until` is the lease of the instance sending it.
+ * `next_attempt_at` is set; sent only by the instance holding the webhook's lease.
  */
 export interface WebhookDeliveriesTable {
   id: Generated<number>;
   webhook_id: number;
+  payload_id: number;
   /** `msg_…`, the `webhook-id` header: the same on every attempt. */
   event_id: string;
-  type: string;
-  /** The JSON body sent, `{type, timestamp, data}`. */
-  payload: string;
-  /** The event's own instant (the payload's `timestamp`). */
-  occurred_at: Instant;
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: Instant | null;
-  claimed_until: Instant | null;
   last_status: number | null;
   delivered_at: Instant | null;
   failed_at: Instant | null;
-  created_at: Instant;
 }
 
 /** Where the webhook jobs are: `fanout` (a change-log position) and `clock` (the last instant checked). */
@@ -285,6 +292,7 @@ export interface Database {
   changes: ChangesTable;
   calendar_feeds: CalendarFeedsTable;
   webhooks: WebhooksTable;
+  webhook_payloads: WebhookPayloadsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_state: WebhookStateTable;
   webhook_triggers: WebhookTriggersTable;

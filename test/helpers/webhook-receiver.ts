@@ -2,6 +2,8 @@ import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path: several webhooks may share one receiver (one host). */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -9,22 +11,27 @@ export interface Received {
 
 /**
  * A real webhook receiver on 127.0.0.1: records every request and answers with what
- * `answer` says (200 unless told otherwise), after `delayMs`.
+ * `answer` says (200 unless told otherwise), after `delayMs`; a request `silent` picks is
+ * never answered (a receiver that hangs), until the receiver stops.
  */
 export class Receiver {
   readonly received: Received[] = [];
   answer: (r: Received, index: number) => number = () => 200;
   delayMs = 0;
+  silent: (r: Received) => boolean = () => false;
   private server: Server | undefined;
   url = '';
+  /** http://127.0.0.1:<port>: for webhooks with paths of their own. */
+  base = '';
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const r = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const r = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.received.push(r);
+        if (this.silent(r)) return;
         const status = this.answer(r, this.received.length - 1);
         const reply = () => res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
         if (this.delayMs > 0) setTimeout(reply, this.delayMs);
@@ -33,7 +40,8 @@ export class Receiver {
     });
     this.server.keepAliveTimeout = 1_000;
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `${this.base}/hook`;
     return this;
   }
 

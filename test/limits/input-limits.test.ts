@@ -66,7 +66,7 @@ describeEachDialect('input limits', (dialect) => {
     expectProblem(await t.alice.post('/api/v1/tasks/bulk', { session_id: sessionId, tasks: items(1001) }), 422, '/tasks');
     const full = await t.alice.post<{ meta: unknown }>('/api/v1/tasks/bulk', { session_id: sessionId, tasks: items(1000) });
     expect(full.status).toBe(200);
-    expect(full.body.meta).toEqual({ created: 1000, updated: 0 });
+    expect(full.body.meta).toEqual({ created: 1000, updated: 0, unchanged: 0 });
     expectProblem(await t.alice.post('/api/v1/tasks/bulk', { session_id: sessionId, tasks: [] }), 422, '/tasks');
 
     const handles = Array.from({ length: 101 }, (_, i) => `user${i}`);

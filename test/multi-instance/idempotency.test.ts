@@ -45,7 +45,7 @@ describeEachDialect('idempotent retries across two instances', (dialect) => {
     const done = answers.filter((a) => a.status === 200);
     expect(done.filter((a) => a.replayed === null)).toHaveLength(1);
     const original = done.find((a) => a.replayed === null);
-    expect(JSON.parse(original?.text ?? '{}').meta).toEqual({ created: 50, updated: 0 });
+    expect(JSON.parse(original?.text ?? '{}').meta).toEqual({ created: 50, updated: 0, unchanged: 0 });
     for (const instance of [0, 1]) {
       const again = await send(instance, '/api/v1/tasks/bulk', body, '"retry-me"');
       expect(again).toEqual({ ...original, replayed: 'true' });

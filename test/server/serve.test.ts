@@ -133,7 +133,7 @@ describe('focus serve', () => {
     sendRest();
     const result = await response;
     expect(result.status, result.body).toBe(200);
-    expect((JSON.parse(result.body) as { meta: unknown }).meta).toEqual({ created: 1000, updated: 0 });
+    expect((JSON.parse(result.body) as { meta: unknown }).meta).toEqual({ created: 1000, updated: 0, unchanged: 0 });
     expect(await server.exited).toBe(0);
 
     const logs = server.logs();

@@ -26,8 +26,9 @@ export async function visibleRecords(ctx: SessionsContext, user: AuthenticatedUs
 /**
  * visibleRecords for many readers at once (the event streams of one instance): the read
  * model is loaded once, with every reader's participation in one more query, and each
- * reader's records are then told apart in memory by the visibility rule (canSee). The
- * answer is by reader, in the order given.
+ * reader's records are then told apart in memory by the visibility rule (canSee); a record
+ * is rendered once per distinct view of it, the same object for readers who see the same
+ * (do not mutate). The answer is by reader, in the order given.
  */
 export async function visibleRecordsForReaders(ctx: SessionsContext, readers: readonly AuthenticatedUser[], ids: readonly number[]): Promise<Map<number, Session>[]> {
   const members = readers.filter((r) => r.orgIds.length > 0);
@@ -46,25 +47,36 @@ export async function visibleRecordsForReaders(ctx: SessionsContext, readers: re
     participation.set(p.user_id, mine.set(occurrenceKey(p.session_id, p.occurrence_date), { joined_at: p.joined_at, completed_at: p.completed_at }));
     joinedSessions.set(p.user_id, (joinedSessions.get(p.user_id) ?? new Set<number>()).add(p.session_id));
   }
+  // Readers differ only in their participation: a record is rendered once per distinct view and shared (read-only).
+  const rendered = new Map<string, Session>();
   return readers.map((reader) => {
-    const visible = (id: number) => {
-      const row = set.rows.get(id);
-      if (row === undefined) return false;
-      return canSee(reader, {
+    const mine = participation.get(reader.id) ?? new Map<string, { joined_at: string; completed_at: string | null }>();
+    const records = new Map<number, Session>();
+    items.forEach((item, i) => {
+      const row = set.rows.get(item.id);
+      if (row === undefined) return;
+      const collaborators = set.collaborators.get(item.id) ?? [];
+      const seen = canSee(reader, {
         org_id: row.org_id,
         is_public: row.is_public,
         created_by: row.created_by,
-        collaboratorHandles: set.collaborators.get(id) ?? [],
-        joined: joinedSessions.get(reader.id)?.has(id) === true,
+        collaboratorHandles: collaborators,
+        joined: joinedSessions.get(reader.id)?.has(item.id) === true,
       });
-    };
-    const shown = items.flatMap((item, i) => (visible(item.id) ? [{ item, counted: set.counted[i] ?? null }] : []));
-    const records = renderItems(
-      { ...set, counted: shown.map((s) => s.counted), participation: participation.get(reader.id) ?? new Map() },
-      shown.map((s) => s.item),
-      reader,
-    );
-    return new Map(records.map((r) => [r.id, r]));
+      if (!seen) return;
+      const counted = set.counted[i] ?? null;
+      const p = counted === null ? undefined : mine.get(occurrenceKey(item.id, counted));
+      // Everything of the reader that the record shows (renderItems' participation).
+      const view = [i, row.created_by === reader.id, collaborators.includes(reader.handle), p?.joined_at ?? '', p?.completed_at ?? ''].join('\u0000');
+      let record = rendered.get(view);
+      if (record === undefined) {
+        record = renderItems({ ...set, counted: [counted], participation: mine }, [item], reader)[0];
+        if (record === undefined) return;
+        rendered.set(view, record);
+      }
+      records.set(record.id, record);
+    });
+    return records;
   });
 }
 

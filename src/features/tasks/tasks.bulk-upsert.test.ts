@@ -65,7 +65,8 @@ describeEachDialect('bulk upsert of tasks', (dialect) => {
           createTasksRepository({ ...fixture.storage, maxParameters }).upsert(trx, {
             ownerId: fixture.user.id,
             sessionId,
-            rows: rows(from, to, (id) => `linear ${id}`).map((r) => ({ ...r, source: 'linear' })),
+            // Each import says something new: one that changes nothing writes nothing (contract section 10).
+            rows: rows(from, to, (id) => `linear ${id} from import ${i}`).map((r) => ({ ...r, source: 'linear' })),
             now,
           }),
         ).then((stored) => ({ i, stored })),

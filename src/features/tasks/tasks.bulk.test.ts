@@ -25,7 +25,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       { context: 'Call Bob', source: 'todoist', source_id: 2 },
     ]);
     expect(first.status, first.text).toBe(200);
-    expect(first.body.meta).toEqual({ created: 2, updated: 0 });
+    expect(first.body.meta).toEqual({ created: 2, updated: 0, unchanged: 0 });
     expect(first.body.data).toHaveLength(2);
     for (const task of first.body.data) expectTaskShape(task);
     expect(first.body.data[0]).toMatchObject({ context: 'Buy milk', source: 'todoist', source_id: 1, owner: 'alice', session_id: session, is_completed: false });
@@ -40,7 +40,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       { context: 'Email Dana', source: 'todoist', source_id: 3 },
     ]);
     expect(second.status, second.text).toBe(200);
-    expect(second.body.meta).toEqual({ created: 1, updated: 1 });
+    expect(second.body.meta).toEqual({ created: 1, updated: 1, unchanged: 0 });
     expect(second.body.data[0]).toMatchObject({ id: milk!.id, context: 'Buy oat milk', is_completed: true, created_at: milk!.created_at });
     expect(second.body.data[0]!.updated_at >= milk!.updated_at).toBe(true);
 
@@ -56,7 +56,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
     const direct = await t.alice.post<One>('/api/v1/tasks', { context: 'typed in', session_id: session, source: 'jira', source_id: 77 });
     expect(direct.status).toBe(201);
     const res = await bulk(t.alice, [{ context: 'imported', source: 'jira', source_id: 77 }]);
-    expect(res.body.meta).toEqual({ created: 0, updated: 1 });
+    expect(res.body.meta).toEqual({ created: 0, updated: 1, unchanged: 0 });
     expect(res.body.data[0]).toMatchObject({ id: direct.body.data.id, context: 'imported' });
   });
 
@@ -69,7 +69,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       { context: 'third', source: 'linear', source_id: 10 },
     ]);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.meta).toEqual({ created: 3, updated: 0 });
+    expect(res.body.meta).toEqual({ created: 3, updated: 0, unchanged: 0 });
     const [a, b, c, d, e] = res.body.data;
     expect(a).toEqual(c);
     expect(a).toEqual(e);
@@ -82,7 +82,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
       { context: 'x', source: 'linear', source_id: 10 },
       { context: 'y', source: 'linear', source_id: 10 },
     ]);
-    expect(again.body.meta).toEqual({ created: 0, updated: 1 });
+    expect(again.body.meta).toEqual({ created: 0, updated: 1, unchanged: 0 });
     expect(again.body.data.map((x) => [x.id, x.context])).toEqual([
       [a!.id, 'y'],
       [a!.id, 'y'],
@@ -95,7 +95,7 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
     const mine = await bulk(t.alice, [{ context: 'alice’s', source: 'github', source_id: 5 }]);
     const theirs = await bulk(t.bob, [{ context: 'bob’s', source: 'github', source_id: 5 }], bobSession);
     expect(theirs.status, theirs.text).toBe(200);
-    expect(theirs.body.meta).toEqual({ created: 1, updated: 0 });
+    expect(theirs.body.meta).toEqual({ created: 1, updated: 0, unchanged: 0 });
     expect(theirs.body.data[0]).toMatchObject({ owner: 'bob', context: 'bob’s' });
     expect(theirs.body.data[0]!.id).not.toBe(mine.body.data[0]!.id);
     expect((await t.alice.get<One>(`/api/v1/tasks/${mine.body.data[0]!.id}`)).body.data.context).toBe('alice’s');
@@ -143,10 +143,10 @@ describeEachDialect('POST /tasks/bulk', (dialect) => {
 
     const max = await bulk(t.alice, tooMany.slice(0, 1000));
     expect(max.status, max.text).toBe(200);
-    expect(max.body.meta).toEqual({ created: 1000, updated: 0 });
+    expect(max.body.meta).toEqual({ created: 1000, updated: 0, unchanged: 0 });
     expect(max.body.data.map((x) => x.source_id)).toEqual(tooMany.slice(0, 1000).map((x) => x.source_id));
     const reimport = await bulk(t.alice, tooMany.slice(0, 1000).map((x) => ({ ...x, context: `${x.context}!` })));
-    expect(reimport.body.meta).toEqual({ created: 0, updated: 1000 });
+    expect(reimport.body.meta).toEqual({ created: 0, updated: 1000, unchanged: 0 });
     expect(reimport.body.data.map((x) => x.id)).toEqual(max.body.data.map((x) => x.id));
   });
 

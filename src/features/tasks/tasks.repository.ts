@@ -1,7 +1,7 @@
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { TaskRow } from '../../storage/tables.js';
-import { sourceIdColumns } from './tasks.model.js';
+import { sourceIdColumns, sourceIdKey } from './tasks.model.js';
 import type { SourceId } from './tasks.schema.js';
 
 export interface UpsertRow {
@@ -104,8 +104,24 @@ export function createTasksRepository(storage: Storage) {
      * database's parameter limit allows, letting the unique index arbitrate concurrent
      * imports. Rows must be free of duplicate keys (a statement may not touch a row twice)
      * and should be sorted by key, so concurrent imports lock rows in the same order and
-     * cannot deadlock. `version` = 1 on a returned row means this statement inserted it.
+     * cannot deadlock. `version` = 1 on a returned row means this statement inserted it. A
+     * row the import would leave as it is is not written and not returned (contract section
+     * 10, a no-op import): read it with `byKeys`.
      */
+    /** The owner's tasks with these (source, source_id) keys. */
+    async byKeys(db: Db, q: { ownerId: number; keys: readonly { source: string; sourceId: SourceId }[] }): Promise<TaskRow[]> {
+      const bySource = new Map<string, string[]>();
+      for (const k of q.keys) bySource.set(k.source, [...(bySource.get(k.source) ?? []), sourceIdKey(k.sourceId)]);
+      const chunkSize = Math.max(1, storage.maxParameters - 8);
+      const out: TaskRow[] = [];
+      for (const [source, ids] of bySource) {
+        for (let i = 0; i < ids.length; i += chunkSize) {
+          out.push(...(await db.selectFrom('tasks').selectAll().where('owner_id', '=', q.ownerId).where('source', '=', source).where('source_id', 'in', ids.slice(i, i + chunkSize)).execute()));
+        }
+      }
+      return out;
+    },
+
     async upsert(db: Db, q: { ownerId: number; sessionId: number; rows: readonly UpsertRow[]; now: string }): Promise<TaskRow[]> {
       const perRow = 9;
       const chunkSize = Math.max(1, Math.floor(storage.maxParameters / perRow));
@@ -133,7 +149,7 @@ export function createTasksRepository(storage: Storage) {
               source_id_type: eb.ref('excluded.source_id_type'),
               updated_at: eb.ref('excluded.updated_at'),
               version: eb('tasks.version', '+', 1),
-            })),
+            })).where((eb) => eb.or([eb('tasks.context', '<>', eb.ref('excluded.context')), eb('tasks.source_id_type', '<>', eb.ref('excluded.source_id_type'))])),
           )
           .returningAll()
           .execute();

@@ -160,6 +160,7 @@ export const BulkResult = Named(
         {
           created: Type.Integer({ minimum: 0, description: 'Distinct tasks created.' }),
           updated: Type.Integer({ minimum: 0, description: 'Distinct tasks that existed and were updated.' }),
+          unchanged: Type.Integer({ minimum: 0, description: 'Distinct tasks that existed and were left exactly as they were: not written, no change-feed entry or webhook.' }),
         },
         { additionalProperties: false },
       ),

@@ -65,10 +65,11 @@ export function createTasksService(storage: Storage) {
   }
 
   /** Locks the caller's task and checks the precondition against the record GET answers. */
-  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<void> {
+  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<TaskRow> {
     const row = await repo.lock(trx, { ownerId: user.id, id });
     if (row === undefined) throw notFound('task');
     await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
+    return row;
   }
 
   return {
@@ -145,7 +146,10 @@ export function createTasksService(storage: Storage) {
         throw validationFailed([{ path: '/', message: 'send at least one of context, is_completed' }]);
       }
       const row = await storage.transaction(async (trx) => {
-        await lockTask(trx, user, id, precondition);
+        const current = await lockTask(trx, user, id, precondition);
+        // Leaving the task as it is changes nothing: no new updated_at, ETag or change (contract section 10).
+        const same = (body.context === undefined || body.context.trim() === current.context) && (body.is_completed === undefined || (body.is_completed ? 1 : 0) === current.is_completed);
+        if (same) return current;
         const now = new Date().toISOString();
         const updated = await repo.update(trx, { ownerId: user.id, id, context: body.context?.trim(), isCompleted: body.is_completed, now });
         if (updated !== undefined) await logged(trx, user, [{ id, action: 'updated' }], now);
@@ -180,17 +184,21 @@ export function createTasksService(storage: Storage) {
         await requireVisibleSession(trx, user, body.session_id);
         const upserted = await repo.upsert(trx, { ownerId: user.id, sessionId: body.session_id, rows, now });
         await logged(trx, user, upserted.map((r) => ({ id: r.id, action: r.version === 1 ? 'created' : 'updated' })), now);
-        return upserted;
+        // Rows the import left as they were: not written, not logged (contract section 10), still answered.
+        const written = new Set(upserted.map((r) => keyOf(r.source ?? '', r.source_id ?? '')));
+        const kept = rows.filter((r) => !written.has(keyOf(r.source, r.sourceId)));
+        const unchanged = kept.length === 0 ? [] : await repo.byKeys(trx, { ownerId: user.id, keys: kept });
+        return { upserted, unchanged };
       });
-      const byKey = new Map(stored.map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
-      const created = stored.filter((r) => r.version === 1).length;
+      const byKey = new Map([...stored.upserted, ...stored.unchanged].map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
+      const created = stored.upserted.filter((r) => r.version === 1).length;
       return {
         data: body.tasks.map((item) => {
           const row = byKey.get(keyOf(item.source, item.source_id));
           if (row === undefined) throw new Error('upsert returned no row for an imported key');
           return toTask(row, user.handle);
         }),
-        meta: { created, updated: stored.length - created },
+        meta: { created, updated: stored.upserted.length - created, unchanged: stored.unchanged.length },
       };
     },
   };

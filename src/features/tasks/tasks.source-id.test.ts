@@ -26,7 +26,7 @@ describeEachDialect('string source_id', (dialect) => {
     const ids = ['ENG-4711', '6Jf8VQXxpwv56VQ7', 'PROJ-1', 'I_kwDOAbc123', '0f8fad5b-d9cb-469f-a165-70867728950e', '007', ' padded ', '😀'.repeat(255)];
     const res = await bulk(ids.map((id, i) => ({ context: `imported ${i}`, source: 'mixed', source_id: id })));
     expect(res.status, res.text).toBe(200);
-    expect(res.body.meta).toEqual({ created: ids.length, updated: 0 });
+    expect(res.body.meta).toEqual({ created: ids.length, updated: 0, unchanged: 0 });
     expect(res.body.data.map((task) => task.source_id)).toEqual(ids);
     for (const task of res.body.data) {
       const one = await t.alice.get<One>(`/api/v1/tasks/${task.id}`);
@@ -45,7 +45,7 @@ describeEachDialect('string source_id', (dialect) => {
       { context: 'as text', source: 'todoist', source_id: '42' },
     ]);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.meta).toEqual({ created: 2, updated: 0 });
+    expect(res.body.meta).toEqual({ created: 2, updated: 0, unchanged: 0 });
     const [first, other, last] = res.body.data;
     expect(first).toEqual(last);
     expect(last).toMatchObject({ context: 'as text', source_id: '42' });
@@ -54,12 +54,12 @@ describeEachDialect('string source_id', (dialect) => {
 
   it('treats 42 and "42" as one task across requests, and answers in the type last sent', async () => {
     const first = await bulk([{ context: 'v1', source: 'linear', source_id: 4711 }]);
-    expect(first.body.meta).toEqual({ created: 1, updated: 0 });
+    expect(first.body.meta).toEqual({ created: 1, updated: 0, unchanged: 0 });
     const second = await bulk([{ context: 'v2', source: 'linear', source_id: '4711' }]);
-    expect(second.body.meta).toEqual({ created: 0, updated: 1 });
+    expect(second.body.meta).toEqual({ created: 0, updated: 1, unchanged: 0 });
     expect(second.body.data[0]).toMatchObject({ id: first.body.data[0]?.id, context: 'v2', source_id: '4711' });
     const third = await bulk([{ context: 'v3', source: 'linear', source_id: 4711 }]);
-    expect(third.body.meta).toEqual({ created: 0, updated: 1 });
+    expect(third.body.meta).toEqual({ created: 0, updated: 1, unchanged: 0 });
     expect(third.body.data[0]).toMatchObject({ id: first.body.data[0]?.id, context: 'v3', source_id: 4711 });
     const mine = (await listAllTasks(t.alice, '', 1000)).filter((task) => task.source === 'linear');
     expect(mine).toHaveLength(1);
@@ -165,7 +165,7 @@ describeEachDialect('migration 0007: tasks stored with integer source_ids before
           ],
         });
         expect(res.status, res.text).toBe(200);
-        expect(res.body.meta).toEqual({ created: 1, updated: 1 });
+        expect(res.body.meta).toEqual({ created: 1, updated: 1, unchanged: 0 });
         expect(res.body.data[0]).toMatchObject({ id: listed.body.data[1]?.id, context: 'renamed', source_id: '42' });
         expect((await alice.post('/api/v1/tasks', { context: 'dup', session_id: session, source: 'todoist', source_id: String(Number.MAX_SAFE_INTEGER) })).status).toBe(409);
       } finally {

@@ -71,7 +71,7 @@ describeEachDialect('task visibility: owner, same-org colleague, other org', (di
       tasks: [{ context: 'colleague’s copy', source: 'todoist', source_id: 1 }],
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.meta).toEqual({ created: 1, updated: 0 });
+    expect(res.body.meta).toEqual({ created: 1, updated: 0, unchanged: 0 });
     expect(res.body.data[0]!.id).not.toBe(imported.id);
     expect((await t.owner.get<One>(`/api/v1/tasks/${imported.id}`)).body.data.context).toBe('imported secret');
   });

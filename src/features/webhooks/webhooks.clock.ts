@@ -5,7 +5,8 @@ import { ApiError } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { STARTING_LEAD_MS, type TimeEvent } from './webhooks.events.js';
-import { deliveryOf } from './webhooks.payload.js';
+import { createOutbox } from './webhooks.outbox.js';
+import { eventOf } from './webhooks.payload.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
 
 /** Missed instants older than this are not raised late (contract section 9). */
@@ -27,6 +28,7 @@ type Hit = { session_id: number; occurrence_date: string; org_id: number; starts
  */
 export function createClock(storage: Storage, sessions: SessionsService) {
   const repo = createWebhooksRepository(storage);
+  const outbox = createOutbox(storage);
 
   /** Occurrences of subscribers' sessions whose `column` (shifted by `leadMs`) falls in the window. */
   function hits(column: 'starts_at' | 'ends_at', window: Window, leadMs: number): Promise<Hit[]> {
@@ -57,7 +59,7 @@ export function createClock(storage: Storage, sessions: SessionsService) {
       .execute();
   }
 
-  async function eventsIn(window: Window, now: string) {
+  async function eventsIn(window: Window) {
     const found: { hit: Hit; type: TimeEvent; at: string }[] = [];
     for (const hit of await hits('starts_at', window, STARTING_LEAD_MS)) {
       found.push({ hit, type: 'session.starting', at: new Date(Date.parse(hit.starts_at) - STARTING_LEAD_MS).toISOString() });
@@ -93,7 +95,7 @@ export function createClock(storage: Storage, sessions: SessionsService) {
       if (data === undefined) continue;
       out.push({
         trigger: { webhook_id: f.hit.webhook_id, session_id: f.hit.session_id, occurrence_date: f.hit.occurrence_date, type: f.type, fires_at: f.at },
-        delivery: deliveryOf({ webhookId: f.hit.webhook_id, type: f.type, timestamp: f.at, data, now }),
+        delivery: eventOf({ webhookId: f.hit.webhook_id, type: f.type, timestamp: f.at, data }),
       });
     }
     return out;
@@ -117,13 +119,17 @@ export function createClock(storage: Storage, sessions: SessionsService) {
       const toMs = Math.min(nowMs, fromMs + CLOCK_SLICE_MS);
       if (toMs <= fromMs) return 0;
       const window = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
-      const events = await eventsIn(window, now);
+      const events = await eventsIn(window);
       return storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'clock');
         // Another instance checked this window meanwhile.
         if (locked?.instant !== checked) return 1;
         const fresh = new Set((await repo.markTriggers(trx, events.map((e) => e.trigger))).map((t) => t));
-        await repo.enqueue(trx, events.filter((e) => fresh.has(e.trigger)).map((e) => e.delivery));
+        await outbox.enqueue(
+          trx,
+          events.filter((e) => fresh.has(e.trigger)).map((e) => e.delivery),
+          now,
+        );
         await repo.writeState(trx, 'clock', { instant: window.to });
         return toMs < nowMs ? 1 : 0;
       });

@@ -4,57 +4,69 @@ import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Storage } from '../../storage/database.js';
 import { checkedLookup, isInternalAddress } from './webhooks.address.js';
+import { type AttemptOutcome, type Release, TURN_DELIVERIES, type Turn, createClaims } from './webhooks.claims.js';
 import { DELIVERY_TIMEOUT_MS, nextAttemptDelay } from './webhooks.events.js';
-import { type AttemptOutcome, type ClaimedDelivery, createWebhooksRepository } from './webhooks.repository.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
-/** Attempts in flight at once per instance: a slow receiver holds one of these, never an API request. */
-export const DISPATCH_CONCURRENCY = 16;
-/** Claimed at most per instance (sending or queued to send): bounds the queue a crash leaves to its leases. */
-const CLAIM_AHEAD = 2 * DISPATCH_CONCURRENCY;
 /**
- * A claim outlives the longest wait in this instance's queue plus its own attempt (25 s);
- * after a crash, what the instance had claimed is attempted again once its lease ends.
+ * Webhooks an instance sends to at once, each ATTEMPTS_PER_WEBHOOK attempts at a time. A
+ * slot is a webhook's sockets waiting, never an API request; one user holds at most WEBHOOKS_IN_FLIGHT_PER_USER of them
+ * (webhooks.claims.ts), so a receiver that never answers costs its own webhook's turn only.
  */
-export const LEASE_MS = (CLAIM_AHEAD / DISPATCH_CONCURRENCY + 0.5) * DELIVERY_TIMEOUT_MS;
+export const DISPATCH_CONCURRENCY = 64;
+/** Attempts in flight at once to one webhook: a receiver is never flooded, and a silent one holds two sockets. */
+export const ATTEMPTS_PER_WEBHOOK = 2;
+/** A webhook's lease: a turn starts an attempt only while a whole one fits in it; after a crash, what was not recorded is sent again once it ends. */
+export const LEASE_MS = 2.5 * DELIVERY_TIMEOUT_MS;
+/**
+ * Claims are at least this far apart: a claim reads every webhook with due work, so its
+ * cost is bounded per second, not per delivery, however many small turns end.
+ */
+const CLAIM_INTERVAL_MS = 100;
 /** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
 const SETTLE_DELAY_MS = 50;
 /** What is read of an answer: only its status matters. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+type Attempt = Turn['deliveries'][number];
+
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
 /**
- * Sends due deliveries: claims a batch (shared with other instances through the queue's
- * row locks and leases), POSTs each signed per Standard Webhooks 1.0 with at most
- * DISPATCH_CONCURRENCY in flight, and records outcomes in batches. A 2xx within 10 s is
- * delivered; anything else (a 3xx included: redirects are not followed) is retried on the
- * schedule of RETRY_DELAYS_MS, then failed. Sockets connect only to addresses checked at
- * connect time (webhooks.address.ts).
+ * Sends due deliveries: leases webhooks fairly (webhooks.claims.ts: across users, then
+ * webhooks; shared with other instances), sends each webhook's deliveries one after
+ * another signed per Standard Webhooks 1.0, at most DISPATCH_CONCURRENCY webhooks at once,
+ * and records outcomes in batches. A 2xx within 10 s is delivered; anything else (a 3xx
+ * included: redirects are not followed) is retried on the schedule of RETRY_DELAYS_MS,
+ * then failed. Sockets connect only to addresses checked at connect time
+ * (webhooks.address.ts). Right before each attempt the webhook is checked to exist: a
+ * deleted one is sent nothing more, queued deliveries included.
  */
 export function createDispatcher(storage: Storage, settings: WebhookSettings, log: { warn(obj: object, msg: string): void }) {
-  const repo = createWebhooksRepository(storage);
+  const claims = createClaims(storage);
   const lookup = checkedLookup(settings.allowPrivate, settings);
+  // As many sockets per host as slots: webhooks of many tenants on one host never queue behind each other here.
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY, lookup }),
+    'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
+    'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
   };
   const stop = new AbortController();
-  const queue: ClaimedDelivery[] = [];
   const active = new Set<Promise<void>>();
   const requests = new Set<http.ClientRequest>();
   let outcomes: AttemptOutcome[] = [];
+  let released: Release[] = [];
   let settling: Promise<void> | undefined;
+  let lastClaim = 0;
 
   /** One POST; resolves with the status, or null when there was no answer. */
-  function post(d: ClaimedDelivery): Promise<number | null> {
-    const url = new URL(d.url);
+  function post(turn: Turn, d: Attempt): Promise<number | null> {
+    const url = new URL(turn.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An address in the URL is never looked up: check it here.
     if (!settings.allowPrivate && isIP(host) !== 0 && isInternalAddress(host)) return Promise.resolve(null);
     const at = new Date();
-    const signature = new Webhook(d.secret).sign(d.event_id, at, d.payload);
-    const body = Buffer.from(d.payload);
+    const signature = new Webhook(turn.secret).sign(d.event_id, at, d.body);
+    const body = Buffer.from(d.body);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
       const finish = (status: number | null) => {
@@ -96,7 +108,7 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     });
   }
 
-  function outcomeOf(d: ClaimedDelivery, status: number | null): AttemptOutcome {
+  function outcomeOf(d: Attempt, status: number | null): AttemptOutcome {
     const at = new Date();
     if (status !== null && status >= 200 && status < 300) return { id: d.id, kind: 'delivered', status, at: at.toISOString() };
     const delay = nextAttemptDelay(d.attempts + 1, settings.retryScale);
@@ -110,11 +122,13 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
       try {
         // Gathers what ends meanwhile into the same transaction (see step()).
         if (!stop.signal.aborted) await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
-        while (outcomes.length > 0) {
+        while (outcomes.length > 0 || released.length > 0) {
           const batch = outcomes;
+          const ended = released;
           outcomes = [];
+          released = [];
           try {
-            await repo.settle(batch);
+            await claims.settle(batch, ended);
           } catch (error) {
             // The leases run out and the deliveries are attempted again: at least once.
             log.warn({ err: error, deliveries: batch.length }, 'could not record webhook attempts');
@@ -127,46 +141,77 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     return settling;
   }
 
-  function pump(): void {
-    while (active.size < DISPATCH_CONCURRENCY && queue.length > 0 && !stop.signal.aborted) {
-      const d = queue.shift() as ClaimedDelivery;
-      const attempt = post(d).then((status) => {
-        outcomes.push(stop.signal.aborted && status === null ? { id: d.id, kind: 'released' } : outcomeOf(d, status));
-        active.delete(attempt);
+  /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
+  async function send(turn: Turn): Promise<boolean> {
+    const leaseEnd = Date.parse(turn.leaseUntil);
+    let next = 0;
+    let over = false;
+    const worker = async () => {
+      while (!over) {
+        // Taken before waiting: the other worker must not take the same one.
+        const d = turn.deliveries[next++];
+        if (d === undefined) break;
+        if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
+          over = true;
+          break;
+        }
+        const status = await post(turn, d);
+        // Cut by shutdown: not attempted after all, sent again later.
+        if (stop.signal.aborted && status === null) continue;
+        outcomes.push(outcomeOf(d, status));
         void settle();
-        pump();
-      });
-      active.add(attempt);
+      }
+    };
+    await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
+    return !over;
+  }
+
+  /** One webhook's turn: batches while it has a full batch due and keeps its lease, then the lease is released. */
+  async function run(turn: Turn): Promise<void> {
+    for (let more = true; more; ) {
+      const full = turn.deliveries.length === TURN_DELIVERIES;
+      more = (await send(turn)) && full && !stop.signal.aborted;
+      if (!more) break;
+      // Recorded first: the next batch must not take what was just sent.
+      await settle();
+      const now = Date.now();
+      more = await claims.renew(turn, { now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString() });
+      if (turn.deliveries.length === 0) more = false;
     }
+    released.push({ webhookId: turn.webhookId, leaseUntil: turn.leaseUntil, at: new Date().toISOString() });
+    void settle();
   }
 
   return {
     /**
-     * Claims what is due and free capacity allows; returns how many it claimed. With no
-     * room it waits for an attempt to end and reports work, so that a busy queue is drained
-     * without pausing between claims.
+     * Leases what is due and free slots allow; returns how many webhooks it took. With no
+     * room it waits for a turn to end and reports work, so a busy queue is drained without
+     * pausing between claims.
      */
     async step(): Promise<number> {
       if (stop.signal.aborted) return 0;
-      // Claims in batches (half the capacity at least): every write transaction costs the API's
-      // SQLite connection a turn and ends its read caches' validity (Storage.dataVersion).
-      if (CLAIM_AHEAD - queue.length - active.size < CLAIM_AHEAD / 2 && active.size > 0) {
+      if (active.size >= DISPATCH_CONCURRENCY) {
         await Promise.race(active);
         return 1;
       }
-      const room = CLAIM_AHEAD - queue.length - active.size;
+      const wait = lastClaim + CLAIM_INTERVAL_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const now = Date.now();
-      const claimed = await repo.claim({ now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString(), limit: room });
-      queue.push(...claimed);
-      pump();
-      return claimed.length;
+      lastClaim = now;
+      const turns = await claims.claim({ now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString(), room: DISPATCH_CONCURRENCY - active.size });
+      for (const turn of turns) {
+        const running: Promise<void> = run(turn)
+          .catch((error: unknown) => log.warn({ err: error, webhook: turn.webhookId }, 'webhook turn failed; its lease runs out'))
+          .finally(() => active.delete(running));
+        active.add(running);
+      }
+      return turns.length;
     },
 
-    /** On shutdown: attempts in flight are cut, unsent claims released, outcomes recorded. */
+    /** On shutdown: attempts in flight are cut, leases released, outcomes recorded. */
     async close(): Promise<void> {
       stop.abort();
       for (const request of requests) request.destroy(new Error('shutting down'));
-      for (const d of queue.splice(0)) outcomes.push({ id: d.id, kind: 'released' });
       await Promise.allSettled([...active]);
       await settle();
       agents['http:'].destroy();

@@ -1,18 +1,21 @@
 import { parseJson } from '../../storage/columns.js';
 import type { Storage } from '../../storage/database.js';
-import type { NewWebhookDelivery, TaskRow } from '../../storage/tables.js';
+import type { TaskRow } from '../../storage/tables.js';
 import { ApiError } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type PositionedChange, sawBefore } from '../changes/changes.repository.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { toTask } from '../tasks/tasks.model.js';
 import type { WebhookEvent } from './webhooks.events.js';
-import { deliveryOf } from './webhooks.payload.js';
+import { createOutbox } from './webhooks.outbox.js';
+import { type EventData, type OutgoingEvent, bodyOf } from './webhooks.payload.js';
 import type { ParticipationData } from './webhooks.payloads.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
 
 /** Changes fanned out per step: bounded, so a step never holds the write lock long. */
 export const FANOUT_BATCH = 500;
+/** The fan-out hands the event loop back this often: requests never wait long behind many subscribers. */
+const YIELD_EVERY_MS = 10;
 
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
 type SessionRecord = Awaited<ReturnType<SessionsService['get']>>;
@@ -38,8 +41,9 @@ const actorShownTo = (user: AuthenticatedUser, change: PositionedChange, record:
  */
 export function createFanout(storage: Storage, sessions: SessionsService) {
   const repo = createWebhooksRepository(storage);
+  const outbox = createOutbox(storage);
 
-  async function deliveriesFor(changes: readonly PositionedChange[], now: string): Promise<NewWebhookDelivery[]> {
+  async function deliveriesFor(changes: readonly PositionedChange[]): Promise<OutgoingEvent[]> {
     const db = storage.db;
     const orgIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.org_id !== null ? [c.org_id] : [])))];
     const taskOwners = [...new Set(changes.flatMap((c) => (c.kind === 'task' ? [c.owner_id] : [])))];
@@ -65,13 +69,18 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
     const handles = new Map<number, string>();
     if (actorIds.length > 0) for (const u of await db.selectFrom('users').select(['id', 'handle']).where('id', 'in', actorIds).execute()) handles.set(u.id, u.handle);
 
-    // One record per (user, session, occurrence) per step: the session (or that occurrence) as that user sees it now.
+    // The sessions as each subscriber sees them now, loaded once and rendered once per distinct view.
+    const users = [...new Map(hooks.map((h) => [h.user.id, h.user])).values()];
+    const views = sessionIds.length === 0 ? [] : await sessions.visibleRecordsForReaders(users, sessionIds);
+    const viewOf = new Map(users.map((u, i) => [u.id, views[i]]));
+    // An occurrence (a participation change's day): one read per (user, session, day) per step.
     const seen = new Map<string, Promise<SessionRecord | undefined>>();
-    const sessionAs = (user: AuthenticatedUser, id: number, date?: string) => {
-      const key = `${user.id}:${id}:${date ?? ''}`;
+    const sessionAs = (user: AuthenticatedUser, id: number, date?: string): Promise<SessionRecord | undefined> => {
+      if (date === undefined) return Promise.resolve(viewOf.get(user.id)?.get(id));
+      const key = `${user.id}:${id}:${date}`;
       let record = seen.get(key);
       if (record === undefined) {
-        // A 404 with a date: the session, or only that occurrence, is gone from the user's sight.
+        // A 404: that occurrence is gone from the user's sight.
         record = sessions.get(user, id, date).catch((error: unknown) => {
           if (error instanceof ApiError && error.status === 404) return undefined;
           throw error;
@@ -80,14 +89,31 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
       }
       return record;
     };
+    // Bodies by the data object they show: subscribers who see the same record share one string (and one stored payload).
+    const bodies = new WeakMap<object, Map<string, string>>();
+    const bodyFor = (type: WebhookEvent, timestamp: string, shown: object, extra: string, data: () => EventData) => {
+      const mine = bodies.get(shown) ?? new Map<string, string>();
+      bodies.set(shown, mine);
+      const key = `${type}\u0000${timestamp}\u0000${extra}`;
+      let body = mine.get(key);
+      if (body === undefined) mine.set(key, (body = bodyOf(type, timestamp, data())));
+      return body;
+    };
+    let lastYield = performance.now();
 
-    const out: NewWebhookDelivery[] = [];
+    const out: OutgoingEvent[] = [];
     // A session moved between orgs is logged once per org: one event per webhook still.
     const sent = new Set<string>();
     for (const change of changes) {
       for (const hook of hooks) {
+        if (performance.now() - lastYield > YIELD_EVERY_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = performance.now();
+        }
         let type: WebhookEvent;
         let data: { id: string | number } | ParticipationData | undefined;
+        // What the body is built of when it may be shared: the record shown, and what a participation adds to it.
+        let shared: { shown: object; extra: string } | undefined;
         if (change.kind === 'task') {
           if (change.owner_id !== hook.user.id) continue;
           type = `task.${change.action === 'participation' ? 'updated' : change.action}`;
@@ -121,7 +147,9 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
                   };
             if (shown !== undefined) {
               type = `session.${change.action}`;
-              data = told(shown);
+              const message = told(shown);
+              data = message;
+              shared = { shown, extra: 'action' in message ? `${message.action}:${message.occurrence_date}:${message.user}` : '' };
             } else if (!existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) {
               // Deleted since: the change itself, with the id only; its deletion follows.
               type = `session.${change.action}`;
@@ -136,7 +164,9 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
         const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.participation}:${change.occurrence_date}:${change.changed_at}:${change.actor_id}`;
         if (sent.has(key)) continue;
         sent.add(key);
-        out.push(deliveryOf({ webhookId: hook.id, type, timestamp: change.changed_at, data, now }));
+        const payloadData = data;
+        const body = shared === undefined ? bodyOf(type, change.changed_at, payloadData) : bodyFor(type, change.changed_at, shared.shown, shared.extra, () => payloadData);
+        out.push({ webhookId: hook.id, type, occurredAt: change.changed_at, body });
       }
     }
     return out;
@@ -157,12 +187,12 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
       const last = changes.at(-1);
       if (last === undefined) return 0;
       // Computed before the transaction: reading records inside it would hold the lock (and on SQLite, the one connection).
-      const deliveries = await deliveriesFor(changes, new Date().toISOString());
+      const events = await deliveriesFor(changes);
       return storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'fanout');
         // Another instance passed these changes meanwhile: its deliveries stand, these are dropped.
         if (Number(locked?.position ?? 0) !== from) return changes.length;
-        await repo.enqueue(trx, deliveries);
+        await outbox.enqueue(trx, events, new Date().toISOString());
         await repo.writeState(trx, 'fanout', { position: last.position });
         return changes.length;
       });

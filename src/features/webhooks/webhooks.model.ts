@@ -1,5 +1,5 @@
 import { parseJson } from '../../storage/columns.js';
-import type { WebhookDeliveryRow, WebhookRow } from '../../storage/tables.js';
+import type { WebhookDeliveryRow, WebhookPayloadsTable, WebhookRow } from '../../storage/tables.js';
 import type { WebhookEvent } from './webhooks.events.js';
 import type { Delivery, Webhook } from './webhooks.schema.js';
 
@@ -14,7 +14,7 @@ export function toWebhook(row: WebhookRow): Webhook {
   };
 }
 
-export function toDelivery(row: Omit<WebhookDeliveryRow, 'payload'>): Delivery {
+export function toDelivery(row: Omit<WebhookDeliveryRow, 'webhook_id' | 'payload_id'> & Pick<WebhookPayloadsTable, 'type' | 'occurred_at'>): Delivery {
   return {
     event_id: row.event_id,
     type: row.type as WebhookEvent,

@@ -1,25 +1,12 @@
 import { sql } from 'kysely';
 import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
-import type { NewWebhookDelivery, WebhookDeliveryRow, WebhookRow } from '../../storage/tables.js';
-import { withheldDeliveries } from './webhooks.offboarding.js';
+import type { WebhookRow } from '../../storage/tables.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
-/** A delivery claimed for sending, with what sending needs of its webhook. */
-export type ClaimedDelivery = Pick<WebhookDeliveryRow, 'id' | 'event_id' | 'payload' | 'attempts'> & { url: string; secret: string };
-
-/** What an attempt came to, for `settle`. */
-export type AttemptOutcome =
-  | { id: number; kind: 'delivered'; status: number; at: string }
-  | { id: number; kind: 'retry'; status: number | null; at: string; next: string }
-  | { id: number; kind: 'failed'; status: number | null; at: string }
-  /** Not attempted after all (shutdown): back to the queue as it was. */
-  | { id: number; kind: 'released' };
-
 /** Webhooks, their deliveries and the jobs' state. Built once per storage. */
 export function createWebhooksRepository(storage: Storage) {
-  const chunk = Math.max(1, Math.floor(storage.maxParameters / 16));
   return {
     async countOf(db: Db, userId: number): Promise<number> {
       const row = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirst();
@@ -47,18 +34,29 @@ export function createWebhooksRepository(storage: Storage) {
     async remove(db: Db, q: { userId: number; id: number }): Promise<boolean> {
       // The outbox goes with it: nothing is sent to a webhook that no longer exists.
       await db.deleteFrom('webhook_triggers').where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('id', '=', q.id).where('user_id', '=', q.userId)).execute();
-      await db.deleteFrom('webhook_deliveries').where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('id', '=', q.id).where('user_id', '=', q.userId)).execute();
+      const mine = db.selectFrom('webhooks').select('id').where('id', '=', q.id).where('user_id', '=', q.userId);
+      const payloads = (await db.selectFrom('webhook_deliveries').select('payload_id').distinct().where('webhook_id', 'in', mine).execute()).map((r) => r.payload_id);
+      await db.deleteFrom('webhook_deliveries').where('webhook_id', 'in', mine).execute();
+      // Its payloads go too, unless another webhook's deliveries share them.
+      for (let i = 0; i < payloads.length; i += 500) {
+        await db
+          .deleteFrom('webhook_payloads')
+          .where('id', 'in', payloads.slice(i, i + 500))
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.payload_id', '=', 'webhook_payloads.id'))))
+          .execute();
+      }
       const result = await db.deleteFrom('webhooks').where('id', '=', q.id).where('user_id', '=', q.userId).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
 
     deliveries(q: { webhookId: number; beforeId?: number; limit: number }) {
       let query = storage.db
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'webhook_id', 'event_id', 'type', 'occurred_at', 'attempts', 'next_attempt_at', 'claimed_until', 'last_status', 'delivered_at', 'failed_at', 'created_at'])
-        .where('webhook_id', '=', q.webhookId);
-      if (q.beforeId !== undefined) query = query.where('id', '<', q.beforeId);
-      return query.orderBy('id', 'desc').limit(q.limit).execute();
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_payloads as p', 'p.id', 'd.payload_id')
+        .select(['d.id', 'd.event_id', 'p.type', 'p.occurred_at', 'd.attempts', 'd.next_attempt_at', 'd.last_status', 'd.delivered_at', 'd.failed_at'])
+        .where('d.webhook_id', '=', q.webhookId);
+      if (q.beforeId !== undefined) query = query.where('d.id', '<', q.beforeId);
+      return query.orderBy('d.id', 'desc').limit(q.limit).execute();
     },
 
     /** Every webhook of these users, with the user's handle and time zone; a disabled user's none. */
@@ -112,10 +110,6 @@ export function createWebhooksRepository(storage: Storage) {
       await db.updateTable('webhook_state').set(values).where('name', '=', name).execute();
     },
 
-    async enqueue(db: Db, rows: readonly NewWebhookDelivery[]): Promise<void> {
-      for (let i = 0; i < rows.length; i += chunk) await db.insertInto('webhook_deliveries').values(rows.slice(i, i + chunk)).execute();
-    },
-
     /** Marks time-triggered events enqueued; returns the keys that were new (the others were enqueued before, maybe elsewhere). */
     async markTriggers<T extends { webhook_id: number; session_id: number; occurrence_date: string; type: string; fires_at: string }>(db: Db, rows: readonly T[]): Promise<T[]> {
       const fresh: T[] = [];
@@ -126,93 +120,20 @@ export function createWebhooksRepository(storage: Storage) {
       return fresh;
     },
 
-    /**
-     * Claims up to `limit` due deliveries for `leaseUntil`: on PostgreSQL rows another
-     * instance is claiming are skipped, not waited for, so instances share the queue and no
-     * delivery is claimed twice while its lease runs.
-     */
-    claim(q: { now: string; leaseUntil: string; limit: number }): Promise<ClaimedDelivery[]> {
-      return storage.transaction(async (trx) => {
-        const due = await storage
-          .forUpdateSkipLocked(
-            trx
-              .selectFrom('webhook_deliveries')
-              .select('id')
-              .where('next_attempt_at', 'is not', null)
-              .where('next_attempt_at', '<=', q.now)
-              .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', q.now)]))
-              .orderBy('next_attempt_at')
-              .limit(q.limit),
-          )
-          .execute();
-        if (due.length === 0) return [];
-        const ids = due.map((r) => r.id);
-        await trx.updateTable('webhook_deliveries').set({ claimed_until: q.leaseUntil }).where('id', 'in', ids).execute();
-        const claimed = await trx
-          .selectFrom('webhook_deliveries')
-          .innerJoin('webhooks', 'webhooks.id', 'webhook_deliveries.webhook_id')
-          .select(['webhook_deliveries.id', 'webhook_deliveries.event_id', 'webhook_deliveries.payload', 'webhook_deliveries.attempts', 'webhooks.url', 'webhooks.secret', 'webhooks.user_id'])
-          .where('webhook_deliveries.id', 'in', ids)
-          .orderBy('webhook_deliveries.next_attempt_at')
-          .execute();
-        // An off-boarded owner's (disabled, or no longer in the session's org) are dropped, never sent.
-        const withheld = await withheldDeliveries(trx, claimed);
-        if (withheld.size > 0) await trx.deleteFrom('webhook_deliveries').where('id', 'in', [...withheld]).execute();
-        return claimed.filter((d) => !withheld.has(d.id)).map(({ user_id: _owner, ...d }) => d);
-      });
-    },
-
-    /** Records what attempts came to, in one transaction. */
-    settle(outcomes: readonly AttemptOutcome[]): Promise<void> {
-      if (outcomes.length === 0) return Promise.resolve();
-      return storage.transaction(async (trx) => {
-        // The common outcomes in one statement per status: few statements per batch.
-        const delivered = new Map<number, { ids: number[]; at: string }>();
-        const released: number[] = [];
-        for (const o of outcomes) {
-          if (o.kind === 'released') released.push(o.id);
-          else if (o.kind === 'delivered') {
-            const group = delivered.get(o.status) ?? { ids: [], at: o.at };
-            group.ids.push(o.id);
-            delivered.set(o.status, group);
-          }
-        }
-        for (const [status, group] of delivered) {
-          for (let i = 0; i < group.ids.length; i += chunk) {
-            await trx
-              .updateTable('webhook_deliveries')
-              .set({ attempts: sql<number>`attempts + 1`, last_status: status, claimed_until: null, delivered_at: group.at, next_attempt_at: null })
-              .where('id', 'in', group.ids.slice(i, i + chunk))
-              .execute();
-          }
-        }
-        for (let i = 0; i < released.length; i += chunk) {
-          await trx.updateTable('webhook_deliveries').set({ claimed_until: null }).where('id', 'in', released.slice(i, i + chunk)).execute();
-        }
-        for (const o of outcomes) {
-          if (o.kind === 'released' || o.kind === 'delivered') continue;
-          const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
-          {
-            const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status, claimed_until: null };
-            if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
-            else await row.set({ ...attempted, next_attempt_at: o.next }).execute();
-          }
-        }
-      });
-    },
-
-    /** Deletes up to `limit` deliveries and trigger marks older than `before`. */
+    /** Deletes up to `limit` settled deliveries, payloads and trigger marks older than `before`. */
     async purge(q: { before: string; limit: number }): Promise<number> {
-      const oldDeliveries = storage.db
-        .selectFrom('webhook_deliveries')
+      const old = storage.db.selectFrom('webhook_payloads').select('id').where('created_at', '<', q.before).orderBy('created_at').limit(q.limit);
+      const a = await storage.db.deleteFrom('webhook_deliveries').where('payload_id', 'in', old).where('next_attempt_at', 'is', null).executeTakeFirst();
+      const orphans = storage.db
+        .selectFrom('webhook_payloads')
         .select('id')
         .where('created_at', '<', q.before)
-        .where('next_attempt_at', 'is', null)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.payload_id', '=', 'webhook_payloads.id'))))
         .orderBy('created_at')
         .limit(q.limit);
-      const a = await storage.db.deleteFrom('webhook_deliveries').where('id', 'in', oldDeliveries).executeTakeFirst();
-      const b = await storage.db.deleteFrom('webhook_triggers').where('fires_at', '<', q.before).executeTakeFirst();
-      return Number(a.numDeletedRows) + Number(b.numDeletedRows);
+      const b = await storage.db.deleteFrom('webhook_payloads').where('id', 'in', orphans).executeTakeFirst();
+      const c = await storage.db.deleteFrom('webhook_triggers').where('fires_at', '<', q.before).executeTakeFirst();
+      return Number(a.numDeletedRows) + Number(b.numDeletedRows) + Number(c.numDeletedRows);
     },
   };
 }

@@ -5,7 +5,7 @@ import { Receiver } from '../../../test/helpers/webhook-receiver.js';
 import { toJson } from '../../storage/columns.js';
 import { isInternalAddress } from './webhooks.address.js';
 import { MAX_PAYLOAD_BYTES, RETRY_DELAYS_MS, nextAttemptDelay } from './webhooks.events.js';
-import { deliveryOf } from './webhooks.payload.js';
+import { eventOf, newEventId } from './webhooks.payload.js';
 
 /*
  * Contract section 9, safety at delivery: the address is checked again when the socket
@@ -114,14 +114,14 @@ it(`sends data over ${MAX_PAYLOAD_BYTES / 1024} KiB as {id} only (a participatio
   // Records are passed as values (a literal's extra fields would be refused by the type).
   const smallData = { id: '7', context: 'x' };
   const bigData = { id: '7', context: 'x'.repeat(MAX_PAYLOAD_BYTES) };
-  const small = deliveryOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: smallData, now });
-  expect(JSON.parse(small.payload)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7', context: 'x' } });
-  const big = deliveryOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: bigData, now });
-  expect(JSON.parse(big.payload)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7' } });
-  expect(small.event_id).toMatch(/^msg_/);
-  expect(big.event_id).not.toBe(small.event_id);
+  const small = eventOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: smallData });
+  expect(JSON.parse(small.body)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7', context: 'x' } });
+  const big = eventOf({ webhookId: 1, type: 'task.updated', timestamp: now, data: bigData });
+  expect(JSON.parse(big.body)).toEqual({ type: 'task.updated', timestamp: now, data: { id: '7' } });
+  expect(newEventId()).toMatch(/^msg_/);
+  expect(newEventId()).not.toBe(newEventId());
   // A participation keeps what happened; only its session is cut.
   const joined = { action: 'join', occurrence_date: '2026-12-10', user: null, session: { id: 7, name: 'x'.repeat(MAX_PAYLOAD_BYTES) } };
-  const cut = deliveryOf({ webhookId: 1, type: 'session.participation', timestamp: now, data: joined, now });
-  expect(JSON.parse(cut.payload)).toEqual({ type: 'session.participation', timestamp: now, data: { action: 'join', occurrence_date: '2026-12-10', user: null, session: { id: 7 } } });
+  const cut = eventOf({ webhookId: 1, type: 'session.participation', timestamp: now, data: joined });
+  expect(JSON.parse(cut.body)).toEqual({ type: 'session.participation', timestamp: now, data: { action: 'join', occurrence_date: '2026-12-10', user: null, session: { id: 7 } } });
 });
