@@ -54,10 +54,16 @@ describeEachDialect('change log', (dialect) => {
     await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: tasks.slice(0, 2) });
     await t.storage.sequenceChanges();
     const start = await changes.head();
-    await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks });
+    // Two edited, one new, and an unchanged one that logs nothing (contract section 10).
+    const again = [...tasks.slice(0, 2).map((x) => ({ ...x, context: `${x.context} edited` })), tasks[2], { context: 't4', source: 'linear', source_id: 4 }];
+    await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: again.slice(0, 3) });
+    await t.storage.sequenceChanges();
+    const middle = await changes.head();
+    await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: again });
     await t.storage.sequenceChanges();
     const rows = await changes.after({ orgIds: [], ownerId: alice, after: start, limit: 100 });
-    expect(rows.map((r) => r.action).sort()).toEqual(['created', 'updated', 'updated']);
+    expect(rows.map((r) => r.action).sort()).toEqual(['created', 'created', 'updated', 'updated']);
+    expect((await changes.after({ orgIds: [], ownerId: alice, after: middle, limit: 100 })).map((r) => r.action)).toEqual(['created']);
   });
 
   it('never lets a reader pass a change that commits later with a smaller id', async () => {

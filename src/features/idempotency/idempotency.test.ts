@@ -84,7 +84,7 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
     const bulkKey = newKey();
     const bulk = { session_id: sessionId, tasks: [{ context: 'imported', source: 'linear', source_id: 1 }] };
     const imported = await post(alice, '/api/v1/tasks/bulk', bulk, bulkKey);
-    expect(imported.body.meta).toEqual({ created: 1, updated: 0 });
+    expect(imported.body.meta).toEqual({ created: 1, updated: 0, unchanged: 0 });
     // Someone changes the task meanwhile; the replay must not import over it.
     const id = imported.body.data[0].id as string;
     expect((await alice.put(`/api/v1/tasks/${id}`, { context: 'edited since' })).status).toBe(200);
