@@ -12,6 +12,7 @@ export const SLOW_SUITES = [
   'test/client/**/*.test.ts',
   'test/docs/**/*.test.ts',
   'test/fault/**/*.test.ts',
+  'test/fuzz/**/*.test.ts',
   'test/multi-instance/**/*.test.ts',
   'test/server/**/*.test.ts',
   'test/webhooks/**/*.test.ts',
