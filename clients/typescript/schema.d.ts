@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * A calendar feed as iCalendar (RFC 5545)
-         * @description The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; the address rate limit applies. One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. At most 500 sessions, the most recently changed; a longer feed says so in `X-Focus-Feed-Truncated: true`. An unknown or revoked secret is 404, the same answer whatever the secret.
+         * @description The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; each feed has a rate limit of its own (the same number of requests per minute as a token), and an unknown secret counts on the client address. One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. At most 500 sessions, the most recently changed; a longer feed says so in `X-Focus-Feed-Truncated: true`. An unknown or revoked secret is 404, the same answer whatever the secret.
          */
         get: operations["getCalendarFeedIcs"];
         put?: never;
@@ -1608,6 +1608,8 @@ export interface components {
                 created: number;
                 /** @description Distinct tasks that existed and were updated. */
                 updated: number;
+                /** @description Distinct tasks that existed and were left exactly as they were: not written, no change-feed entry or webhook. */
+                unchanged: number;
             };
         };
         /** @description A page of your tasks, oldest first. */

@@ -17,7 +17,8 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 describe('the Node flags of `focus serve`', () => {
   it('the start script passes them to node', () => {
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start;
-    expect(start).toBe(`exec node ${SERVE_NODE_FLAGS.join(' ')} dist/cli/focus.js serve`);
+    // It first checks that the build exists: one clear line instead of a stack when it does not.
+    expect(start).toBe(`node scripts/build.js --check && exec node ${SERVE_NODE_FLAGS.join(' ')} dist/cli/focus.js serve`);
   });
 
   it('the dev script passes them to node through tsx', () => {
