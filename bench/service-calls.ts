@@ -4,7 +4,7 @@
  * HTTP, or reaches the database through what is exported here.
  */
 import { createAuthService } from '../src/features/auth/auth.service.js';
-import type { ListSessionsQuery } from '../src/features/sessions/sessions.schema.js';
+import type { ListSessionsQuery } from '../src/features/sessions/sessions.route-schema.js';
 import { createSessionsService } from '../src/features/sessions/sessions.service.js';
 import { createTasksService } from '../src/features/tasks/tasks.service.js';
 import { type Storage, openStorage as open } from '../src/storage/database.js';
@@ -13,7 +13,8 @@ export { generateToken, hashToken } from '../src/features/auth/auth.token.js';
 export { addDays } from '../src/features/recurrence/recurrence.dates.js';
 export { type SessionModel, columnsOf as sessionColumns } from '../src/features/sessions/sessions.model.js';
 /** A session's writable state with every optional field at its default. */
-export { MAX_REMOVED_OCCURRENCES, MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
+export { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from '../src/features/sessions/sessions.blocker-schema.js';
 export { MAX_TASK_PAGE } from '../src/features/tasks/tasks.schema.js';
 /** SQLite: past this many pages in the write-ahead log, a commit checkpoints on the event loop. */
 export { BACKSTOP_CHECKPOINT_PAGES } from '../src/storage/sqlite.checkpointer.js';

@@ -6,6 +6,8 @@ import type { AuthService } from '../auth/auth.service.js';
 import { type PositionedChange, concerns, createChangesRepository } from '../changes/changes.repository.js';
 import { type ChangesService, type PositionedEntry, encodeFeedCursor } from '../changes/changes.service.js';
 import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
+import { type StreamSlot, createStreamSlots } from './events.slots.js';
+import { type Stream, createHeartbeat, endStream, writeAll as writeEach, writeTo } from './events.sockets.js';
 
 export interface HubSettings {
   pollMs: number;
@@ -31,24 +33,8 @@ const IN_STEP_ROWS = PAGE * PAGES_PER_TICK;
  * thousand users are read in a few rounds, with the loop free between them.
  */
 const READERS_PER_READ = 100;
-/** A client this far behind in reading is dropped; it resumes with Last-Event-ID. */
-const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** Token revocation and expiry, and the user's orgs, are checked this often at least (and at once when the auth revision moves). */
 const TOKEN_CHECK_MS = 1_000;
-/** Socket writes between two yields to the event loop. */
-const WRITE_BATCH = 100;
-
-interface Stream {
-  user: AuthenticatedUser;
-  tokenHash: string;
-  res: ServerResponse;
-  /** The log position everything up to which was sent (or was nothing for this user). */
-  cursor: number;
-  lastWriteAt: number;
-  busy: boolean;
-  closed: boolean;
-}
-
 export type EventHub = ReturnType<typeof createEventHub>;
 
 /**
@@ -70,36 +56,13 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
   /** The instant through which occurrences' starts and ends were announced (undefined: since the hub was idle). */
   let announcedThrough: string | undefined;
   let tokensCheckedAt = Date.now();
-  /** Slots taken by opens still on their way (reserve()), per token and in all. */
-  const reserved = new Map<string, number>();
-  let reservedAll = 0;
+  const slots = createStreamSlots(settings);
   /** The auth revision (AuthService.revision) the last check of the streams' tokens began at. */
   let checkedRevision: string | undefined;
 
-  const write = (stream: Stream, text: string) => {
-    if (stream.closed) return;
-    stream.res.write(text);
-    stream.lastWriteAt = Date.now();
-    if (stream.res.writableLength > MAX_BUFFERED_BYTES) end(stream);
-  };
-
-  function end(stream: Stream) {
-    if (stream.closed) return;
-    stream.closed = true;
-    streams.delete(stream);
-    // Ended and then gone: a socket left half-open by its client would keep a closing
-    // server waiting for it.
-    stream.res.end();
-    stream.res.socket?.destroySoon();
-  }
-
-  /** Writes to many sockets, yielding to the event loop every WRITE_BATCH: a write costs tens of microseconds. */
-  async function writeAll(list: readonly Stream[], text: string): Promise<void> {
-    for (let i = 0; i < list.length; i++) {
-      write(list[i] as Stream, text);
-      if ((i + 1) % WRITE_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
+  const write = (stream: Stream, text: string) => writeTo(stream, text, streams);
+  const end = (stream: Stream) => endStream(stream, streams);
+  const writeAll = (list: readonly Stream[], text: string) => writeEach(list, text, streams);
 
   /** The streams that would be pumped as one group: one user's, at one cursor. */
   const groupKey = (s: Stream) => `${s.user.id}:${s.user.orgIds.join(',')}:${s.cursor}`;
@@ -240,36 +203,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     }
   }
 
-  /**
-   * Keep-alives run on a timer of their own, not at the end of a tick: a tick waits for the
-   * database, and a database away for long (or a tick slowed by a busy machine) must not
-   * let proxies close quiet streams meanwhile.
-   */
-  let beat: NodeJS.Timeout | undefined;
-  let beating = false;
-  function keepAlive() {
-    if (beat === undefined && !closing) beat = setInterval(() => void heartbeat(), settings.pollMs);
-  }
-
-  async function heartbeat() {
-    if (streams.size === 0 || closing) {
-      clearInterval(beat);
-      beat = undefined;
-      return;
-    }
-    if (beating) return;
-    beating = true;
-    // Checked every pollMs: a stream whose comment would be late by the next check gets it now,
-    // so that no gap exceeds heartbeatMs (contract section 8: "at least every 15 s").
-    const due = Date.now() - Math.max(0, settings.heartbeatMs - settings.pollMs);
-    try {
-      await writeAll([...streams].filter((stream) => stream.lastWriteAt <= due), ': keep-alive\n\n');
-    } catch (error) {
-      deps.log.warn({ err: error }, 'event streams: a heartbeat failed');
-    } finally {
-      beating = false;
-    }
-  }
+  const heartbeat = createHeartbeat({ open: streams, settings, closing: () => closing, log: deps.log });
 
   /** One tick at a time: a stream opening while one runs must not start a second loop beside it. */
   let ticking = false;
@@ -299,28 +233,12 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
 
   return {
     /**
-     * Takes a stream slot for this token at once, before anything is awaited, so that
-     * concurrent opens count each other (per token and in all); undefined when none is
-     * free. The slot becomes the stream at open(), or comes back with release().
+     * Takes a stream slot for this token at once, before anything is awaited (events.slots.ts);
+     * undefined when none is free. The stream opened with it holds it until it closes;
+     * a request that opens none gives it back with release().
      */
-    reserve(tokenHash: string): { release(): void } | undefined {
-      if (closing || streams.size + reservedAll >= settings.maxStreams) return undefined;
-      let mine = reserved.get(tokenHash) ?? 0;
-      for (const s of streams) if (s.tokenHash === tokenHash) mine++;
-      if (mine >= settings.perToken) return undefined;
-      reserved.set(tokenHash, (reserved.get(tokenHash) ?? 0) + 1);
-      reservedAll++;
-      let held = true;
-      return {
-        release() {
-          if (!held) return;
-          held = false;
-          reservedAll--;
-          const left = (reserved.get(tokenHash) ?? 1) - 1;
-          if (left > 0) reserved.set(tokenHash, left);
-          else reserved.delete(tokenHash);
-        },
-      };
+    reserve(tokenHash: string): StreamSlot | undefined {
+      return closing ? undefined : slots.take(tokenHash);
     },
 
     /** The position a stream without a cursor starts after: the log's head now. */
@@ -331,21 +249,21 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
      * Synchronous up to the catch-up, so that a shutdown cannot slip between the response
      * head and the stream's registration.
      */
-    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number; slot: { release(): void } }): Promise<void> {
-      // The reservation becomes the stream, synchronously: the count never drops in between.
-      q.slot.release();
+    async open(q: { user: AuthenticatedUser; tokenHash: string; res: ServerResponse; cursor: number; slot: StreamSlot }): Promise<void> {
       if (closing) {
+        q.slot.release();
         q.res.end();
         return;
       }
-      const stream: Stream = { user: q.user, tokenHash: q.tokenHash, res: q.res, cursor: q.cursor, lastWriteAt: Date.now(), busy: false, closed: false };
+      const stream: Stream = { user: q.user, tokenHash: q.tokenHash, slot: q.slot, res: q.res, cursor: q.cursor, lastWriteAt: Date.now(), busy: false, closed: false };
       streams.add(stream);
       q.res.once('close', () => {
         stream.closed = true;
         streams.delete(stream);
+        stream.slot.release();
       });
       schedule(0);
-      keepAlive();
+      heartbeat.start();
       // Catching up from an old cursor starts at once, not at the next tick.
       if (known !== undefined && q.cursor < known) await pump([stream], known).catch((error: unknown) => deps.log.warn({ err: error }, 'event stream: catching up failed'));
     },
@@ -358,7 +276,7 @@ export function createEventHub(deps: { storage: Storage; changes: ChangesService
     close() {
       closing = true;
       if (timer !== undefined) clearTimeout(timer);
-      clearInterval(beat);
+      heartbeat.stop();
       for (const stream of [...streams]) end(stream);
     },
   };

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import type { AuthenticatedUser } from '../../features/auth/auth.caller.js';
 import { createSessionsService } from './sessions.service.js';
-import type { ListSessionsQuery } from './sessions.schema.js';
+import type { ListSessionsQuery } from './sessions.route-schema.js';
 import { toJson } from '../../storage/columns.js';
 import { type Storage, openStorage } from '../../storage/database.js';
 import { preparedReuses } from '../../storage/prepared.js';

@@ -12,7 +12,8 @@ import { floorOn, occurrenceView, seriesPattern, utcToday } from './sessions.occ
 import { occurrenceKey } from './sessions.participants.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { UnindexedSession } from './sessions.repository.js';
-import { LAST_SESSION_DATE, type ListSessionsQuery, type Session } from './sessions.schema.js';
+import { LAST_SESSION_DATE, type Session } from './sessions.schema.js';
+import { type ListSessionsQuery } from './sessions.route-schema.js';
 
 export const MAX_RANGE_DAYS = 366;
 const DEFAULT_LIMIT = 100;

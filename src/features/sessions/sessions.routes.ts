@@ -6,19 +6,8 @@ import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import { bodySchemaErrors } from '../../toolkit/validation.js';
-import {
-  CreateSessionBody,
-  DeleteSessionQuery,
-  GetSessionQuery,
-  ListSessionsQuery,
-  OccurrenceList,
-  OccurrencesQuery,
-  ParticipationEnvelope,
-  ParticipationQuery,
-  SessionEnvelope,
-  SessionList,
-  UpdateSessionBody,
-} from './sessions.schema.js';
+import { CreateSessionBody, UpdateSessionBody } from './sessions.schema.js';
+import { DeleteSessionQuery, GetSessionQuery, ListSessionsQuery, OccurrenceList, OccurrencesQuery, ParticipationEnvelope, ParticipationQuery, SessionEnvelope, SessionList } from './sessions.route-schema.js';
 import type { SessionsService } from './sessions.service.js';
 
 const tags = ['sessions'];

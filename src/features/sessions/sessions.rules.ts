@@ -9,7 +9,7 @@ import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import { DAY_FIELDS, type RecurrenceFields, type SessionModel, patternOf } from './sessions.model.js';
-import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.schema.js';
+import { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from './sessions.blocker-schema.js';
 
 /*
  * The rules the JSON schema cannot state: they span fields, need the stored session

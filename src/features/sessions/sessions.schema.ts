@@ -8,17 +8,12 @@ import {
   WEEK_POSITIONS,
 } from '../../storage/columns.js';
 import { Named, ReadOnly } from '../../toolkit/openapi.js';
-import { HOST_OR_HTTP_URL_FORMAT } from '../../toolkit/web-address.js';
 import {
   CalendarDate,
-  Cursor,
-  Envelope,
   Instant,
   IntegerEnum,
-  Limit,
   Nullable,
   OrNull,
-  Page,
   PositiveId,
   READ_ONLY_FIELDS,
   ReadOnlyIgnored,
@@ -27,7 +22,7 @@ import {
   TrimmedText,
 } from '../../toolkit/schema-helpers.js';
 import { HANDLE_PATTERN } from '../auth/auth.caller.js';
-import { BLOCKER_CATEGORY_IDS } from '../blocker/blocker.categories.js';
+import { WebsiteBlocker } from './sessions.blocker-schema.js';
 
 /**
  * Removed occurrences one series keeps at most: a GET shows them all in its rrule's
@@ -39,7 +34,7 @@ export const MAX_REMOVED_OCCURRENCES = 1000;
 export const LAST_SESSION_DATE = '9998-12-31';
 
 /** A calendar date in the years 0001–9998 (see LAST_SESSION_DATE). */
-const SessionDate = (options: Record<string, unknown> = {}) =>
+export const SessionDate = (options: Record<string, unknown> = {}) =>
   CalendarDate({
     pattern: '^(?!0000-|9999-)\\d{4}-\\d{2}-\\d{2}$',
     'x-message': 'must be a real calendar date, YYYY-MM-DD, in the years 0001–9998',
@@ -69,45 +64,6 @@ export const SESSION_DEFAULTS = {
   recurring_month_week_day: null,
   fallback_option: 0,
 } as const;
-/*
- * What one session may weigh, so that no request costs more than 200 ms or answers more
- * than 16 MiB whatever other users stored (contract section 6, "Cost of a request"): a
- * listing page of 500 items, each repeating its session's fields, stays well under 16 MiB
- * of JSON (docs/security.md has the arithmetic; a page also stops at PAGE_BYTE_BUDGET).
- * Measured as the UTF-8 bytes of the JSON the API answers with, escapes included.
- */
-export const MAX_WEBSITE_BLOCKER_BYTES = 12 * 1024;
-export const MAX_SNOOZE_APPS_BYTES = 4 * 1024;
-export const WebsiteBlocker = Type.Object(
-  {
-    mode: StringEnum(BLOCKER_MODES, { description: '`preset`: block the categories; `custom`: block the urls too.' }),
-    category: Type.Optional(
-      Type.Array(StringEnum(BLOCKER_CATEGORY_IDS), {
-        maxItems: 100,
-        default: [],
-        description: 'Preset categories to block, as `GET /api/v1/blocker/categories` lists them with their domains.',
-      }),
-    ),
-    urls: Type.Optional(
-      Type.Array(
-        Type.String({
-          minLength: 1,
-          maxLength: 2048,
-          format: HOST_OR_HTTP_URL_FORMAT,
-          'x-message': 'must be a host name or an http(s) URL (WHATWG URL syntax, port 0–65535)',
-        }),
-        {
-          maxItems: 500,
-          default: [],
-          description:
-            'Host names (internationalized ones too: `münchen.de` or `xn--mnchen-3ya.de`) or http(s) URLs, at most 500, as the WHATWG URL standard parses them; stored as sent.',
-        },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
 /** Every writable field, none required: create adds `required`, update takes any subset. */
 const fields = {
   org_id: PositiveId('An organization you belong to.'),
@@ -307,81 +263,3 @@ export const SessionSchema = Named(
 );
 export type Session = Static<typeof SessionSchema>;
 
-export const ListSessionsQuery = Type.Object(
-  {
-    org_id: Type.Optional(PositiveId('One of your orgs; default all of them.')),
-    channel: Type.Optional(StringEnum(['public', 'private'] as const)),
-    type: Type.Optional(StringEnum(SESSION_TYPES)),
-    date: Type.Optional(SessionDate({ description: 'Sessions taking place that local day; recurring ones once per occurrence.' })),
-    completed: Type.Optional(IntegerEnum([0, 1] as const, { description: '0 = not completed, 1 = completed.' })),
-    source: Type.Optional(
-      StringEnum(['user', 'organization'] as const, {
-        description: '`user`: created, collaborating or joined; `organization`: every visible session.',
-      }),
-    ),
-    keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name; `%` and `_` are literal.' })),
-    day_start: Type.Optional(SessionDate({ description: 'First local day of the range (inclusive).' })),
-    day_ends: Type.Optional(SessionDate({ description: 'Last local day (inclusive); at most 366 days after day_start. Default day_start + 365.' })),
-    limit: Type.Optional(Limit(500, 100)),
-    cursor: Type.Optional(Cursor),
-  },
-  { additionalProperties: false },
-);
-export type ListSessionsQuery = Static<typeof ListSessionsQuery>;
-
-export const GetSessionQuery = Type.Object(
-  { date: Type.Optional(SessionDate({ description: 'For a series: the occurrence whose participation to show (default: the next one).' })) },
-  { additionalProperties: false },
-);
-
-export const DeleteSessionQuery = Type.Object(
-  {
-    scope: Type.Optional(StringEnum(['series', 'occurrence', 'following'] as const, { default: 'series' })),
-    date: Type.Optional(SessionDate({ description: 'The occurrence (default: the next one on or after today, in the session’s time zone).' })),
-  },
-  { additionalProperties: false },
-);
-export type DeleteSessionQuery = Static<typeof DeleteSessionQuery>;
-
-export const OccurrencesQuery = Type.Object(
-  {
-    from: SessionDate({ examples: ['2026-12-01'] }),
-    to: SessionDate({ description: 'Inclusive; at most 366 days after `from`.', examples: ['2026-12-31'] }),
-  },
-  { additionalProperties: false },
-);
-
-export const ParticipationQuery = Type.Object(
-  { date: Type.Optional(SessionDate({ description: 'For a series: the occurrence (default: the next one on or after today).' })) },
-  { additionalProperties: false },
-);
-
-export const SessionEnvelope = Envelope('SessionEnvelope', SessionSchema, 'One session.');
-export const SessionList = Page('SessionList', SessionSchema, 'A page of sessions, by `starts_at`, then `id`.');
-const Occurrence = Named(
-  'Occurrence',
-  Type.Object(
-    { occurrence_date: Type.String({ format: 'date' }), starts_at: Instant(), ends_at: Instant() },
-    { additionalProperties: false, description: 'One occurrence of a session: its local date and instants.' },
-  ),
-);
-export const OccurrenceList = Named(
-  'OccurrenceList',
-  Type.Object({ data: Type.Array(Occurrence) }, { additionalProperties: false, description: 'The occurrences in the range, in order (no paging: the range is bounded).' }),
-);
-export const ParticipationEnvelope = Envelope(
-  'ParticipationEnvelope',
-  Named(
-    'ParticipationResult',
-    Type.Object(
-      {
-        session_id: Type.Integer(),
-        occurrence_date: OrNull(Type.String({ format: 'date' }), { description: 'The occurrence (of a series); null for a one-off session.' }),
-        participation: Participation,
-        status: StringEnum(STATUSES, { description: 'The session’s (or the occurrence’s) status afterwards.' }),
-      },
-      { additionalProperties: false },
-    ),
-  ),
-  'Your participation after the change.',
-);

@@ -18,15 +18,8 @@ import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
 import { isFlagged } from '../../toolkit/validation.js';
-import {
-  type CreateSessionBody,
-  type DeleteSessionQuery,
-  type ListSessionsQuery,
-  MAX_REMOVED_OCCURRENCES,
-  SESSION_DEFAULTS,
-  type Session,
-  type UpdateSessionBody,
-} from './sessions.schema.js';
+import { type CreateSessionBody, MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS, type Session, type UpdateSessionBody } from './sessions.schema.js';
+import { type DeleteSessionQuery, type ListSessionsQuery } from './sessions.route-schema.js';
 
 /** The record of one item as the user sees it, with participation: what GET answers. */
 async function recordOf(ctx: SessionsContext, db: Db, user: AuthenticatedUser, item: ItemKey): Promise<Session> {
