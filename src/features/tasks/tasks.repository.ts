@@ -99,19 +99,14 @@ export function createTasksRepository(storage: Storage) {
       return result.numDeletedRows > 0n;
     },
 
-    /**
-     * Inserts or updates rows on (owner, source, source_id), as few statements as the
-     * database's parameter limit allows, letting the unique index arbitrate concurrent
-     * imports. Rows must be free of duplicate keys (a statement may not touch a row twice)
-     * and should be sorted by key, so concurrent imports lock rows in the same order and
-     * cannot deadlock. `version` = 1 on a returned row means this statement inserted it. A
-     * row the import would leave as it is is not written and not returned (contract section
-     * 10, a no-op import): read it with `byKeys`.
-     */
     /** The owner's tasks with these (source, source_id) keys. */
     async byKeys(db: Db, q: { ownerId: number; keys: readonly { source: string; sourceId: SourceId }[] }): Promise<TaskRow[]> {
       const bySource = new Map<string, string[]>();
-      for (const k of q.keys) bySource.set(k.source, [...(bySource.get(k.source) ?? []), sourceIdKey(k.sourceId)]);
+      for (const k of q.keys) {
+        const ids = bySource.get(k.source);
+        if (ids === undefined) bySource.set(k.source, [sourceIdKey(k.sourceId)]);
+        else ids.push(sourceIdKey(k.sourceId));
+      }
       const chunkSize = Math.max(1, storage.maxParameters - 8);
       const out: TaskRow[] = [];
       for (const [source, ids] of bySource) {
@@ -122,6 +117,15 @@ export function createTasksRepository(storage: Storage) {
       return out;
     },
 
+    /**
+     * Inserts or updates rows on (owner, source, source_id), as few statements as the
+     * database's parameter limit allows, letting the unique index arbitrate concurrent
+     * imports. Rows must be free of duplicate keys (a statement may not touch a row twice)
+     * and should be sorted by key, so concurrent imports lock rows in the same order and
+     * cannot deadlock. `version` = 1 on a returned row means this statement inserted it. A
+     * row the import would leave as it is is not written and not returned (contract section
+     * 10, a no-op import): read it with `byKeys`.
+     */
     async upsert(db: Db, q: { ownerId: number; sessionId: number; rows: readonly UpsertRow[]; now: string }): Promise<TaskRow[]> {
       const perRow = 9;
       const chunkSize = Math.max(1, Math.floor(storage.maxParameters / perRow));
