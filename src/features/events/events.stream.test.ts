@@ -269,8 +269,12 @@ describeEachDialect('GET /events', (dialect) => {
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
     expect((refused.body as { type: string }).type).toMatch(/^http:\/\/[^/]+\/problems\/too-many-streams$/);
     a.close();
-    await new Promise((r) => setTimeout(r, 100));
-    const again = await stream('u0');
+    // The slot comes back once the server sees the connection close: on a loaded machine that can take longer than 100 ms.
+    let again = await stream('u0');
+    for (let i = 0; i < 20 && again.status === 429; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      again = await stream('u0');
+    }
     expect(again.status).toBe(200);
     again.close();
     b.close();
