@@ -1,12 +1,11 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Flag, JsonText } from './columns.js';
 import type {
   Audience,
   CalendarDate,
   ChangeAction,
   ChangeKind,
-  Flag,
   Instant,
-  JsonText,
   MonthOption,
   Occurrence,
   ParticipationAction,
@@ -15,7 +14,7 @@ import type {
   Status,
   WebsiteBlocker,
   WeekPosition,
-} from './columns.js';
+} from '../domain/vocabulary.js';
 import type { WebhookDeliveriesTable, WebhookPayloadsTable, WebhookStateTable, WebhookTriggersTable, WebhooksTable } from './tables.webhooks.js';
 
 export type * from './tables.webhooks.js';

@@ -1,5 +1,6 @@
 import type { Db, Storage } from '../../storage/database.js';
-import { type Audience, type ChangeAction, parseJson } from '../../storage/columns.js';
+import { parseJson } from '../../storage/columns.js';
+import type { Audience, ChangeAction } from '../../domain/vocabulary.js';
 import type { ChangeRow, NewChange } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 

@@ -10,7 +10,7 @@
  * query range, never at the series start, and costs O(days in range) at
  * worst, so a series that began decades ago is as cheap as a new one.
  */
-import type { MonthOption, Occurrence, WeekPosition } from '../../storage/columns.js';
+import type { MonthOption, Occurrence, WeekPosition } from '../../domain/vocabulary.js';
 import {
   MAX_DAY_NUMBER,
   daysFromCivil,

@@ -4,7 +4,7 @@
  * monthly rules, at most 7 steps for weekly ones.
  */
 import { MAX_DAY_NUMBER, MIN_DAY_NUMBER, civilFromDays, daysFromCivil, daysInMonth, weekdayOfDayNumber } from './recurrence.dates.js';
-import type { WeekPosition } from '../../storage/columns.js';
+import type { WeekPosition } from '../../domain/vocabulary.js';
 
 /**
  * A pattern with every default filled in from the start date. This is the

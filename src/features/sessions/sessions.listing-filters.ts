@@ -1,5 +1,6 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type SessionType, foldForSearch } from '../../storage/columns.js';
+import { foldForSearch } from '../../storage/columns.js';
+import type { SessionType } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';

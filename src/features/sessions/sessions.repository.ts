@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { Audience } from '../../storage/columns.js';
+import type { Audience } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, SessionRow } from '../../storage/tables.js';

@@ -1,4 +1,4 @@
-import type { ParticipationAction } from '../../storage/columns.js';
+import type { ParticipationAction } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';

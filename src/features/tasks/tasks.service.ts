@@ -1,4 +1,4 @@
-import type { ChangeAction } from '../../storage/columns.js';
+import type { ChangeAction } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
