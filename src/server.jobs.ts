@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createChangesRepository } from './features/changes/changes.repository.js';
+import { createChangesRepository } from './changelog/changelog.repository.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createClock } from './features/webhooks/webhooks.clock.js';
 import { createDispatcher } from './features/webhooks/webhooks.dispatcher.js';

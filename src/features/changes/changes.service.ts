@@ -7,7 +7,7 @@ import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TasksService } from '../tasks/tasks.service.js';
 import type { Session } from '../sessions/sessions.schema.js';
 import type { Task } from '../tasks/tasks.schema.js';
-import { type ChangesRepository, type PositionedChange, concerns, createChangesRepository, sawBefore } from './changes.repository.js';
+import { type ChangesRepository, type PositionedChange, concerns, createChangesRepository, sawBefore } from '../../changelog/changelog.repository.js';
 import { type ChangeEntry, type ChangesQuery, DEFAULT_CHANGES_PAGE } from './changes.schema.js';
 
 /** A cursor is honoured this long; the log keeps changes a day longer (server.jobs.ts CHANGE_RETENTION_MS). */

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { AuthService } from '../auth/auth.service.js';
-import { type PositionedChange, concerns, createChangesRepository } from '../changes/changes.repository.js';
+import { type PositionedChange, concerns, createChangesRepository } from '../../changelog/changelog.repository.js';
 import { type ChangesService, type PositionedEntry, encodeFeedCursor } from '../changes/changes.service.js';
 import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
 import { type StreamSlot, createStreamSlots } from './events.slots.js';

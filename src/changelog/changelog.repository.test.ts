@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
-import type { NewChange } from '../../storage/tables.js';
-import { createChangesRepository } from './changes.repository.js';
+import { describeEachDialect, useTestApp } from '../../test/helpers/harness.js';
+import type { NewChange } from '../storage/tables.js';
+import { createChangesRepository } from './changelog.repository.js';
 
 const entry = (recordId: number, ownerId: number): NewChange => ({
   kind: 'task',

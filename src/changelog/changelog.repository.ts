@@ -1,8 +1,13 @@
-import type { Db, Storage } from '../../storage/database.js';
-import { parseJson } from '../../storage/columns.js';
-import type { Audience, ChangeAction } from '../../domain/vocabulary.js';
-import type { ChangeRow, NewChange } from '../../storage/tables.js';
-import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import type { Db, Storage } from '../storage/database.js';
+import { parseJson } from '../storage/columns.js';
+import type { Audience, ChangeAction } from '../domain/vocabulary.js';
+import type { ChangeRow, NewChange } from '../storage/tables.js';
+
+/** Who reads the log: a user and the orgs the user is in (an authenticated caller is one). */
+export interface ChangeReader {
+  readonly id: number;
+  readonly orgIds: readonly number[];
+}
 
 /** A change-log row that has its place in commit order. */
 export type PositionedChange = ChangeRow & { position: number };
@@ -12,14 +17,14 @@ export type PositionedChange = ChangeRow & { position: number };
  * the audience: the change feed and webhooks tell a deletion or a lost sight only to them.
  * A user no longer in the session's org is told nothing.
  */
-export function sawBefore(user: AuthenticatedUser, row: ChangeRow): boolean {
+export function sawBefore(user: ChangeReader, row: ChangeRow): boolean {
   if (row.audience === null || row.org_id === null || !user.orgIds.includes(row.org_id)) return false;
   const audience: Audience = parseJson(row.audience);
   return audience.public || audience.users.includes(user.id);
 }
 
 /** Whether a change is one `after` reads for the user: a session of one of the user's orgs, or one of the user's tasks. */
-export const concerns = (user: AuthenticatedUser, row: ChangeRow) =>
+export const concerns = (user: ChangeReader, row: ChangeRow) =>
   row.kind === 'task' ? row.owner_id === user.id : row.org_id !== null && user.orgIds.includes(row.org_id);
 
 /** The log entry of a change to one task: only its owner reads it; `actorId` made it (the owner, or whoever deleted its session). */
