@@ -115,7 +115,7 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       // Readers follow the change log by position; positions are given once rows commit.
       name: 'change-sequencer',
       everyMs: SEQUENCER_INTERVAL_MS,
-      step: () => storage.sequenceChanges(),
+      step: () => changes.sequence(),
     },
     {
       name: 'change-purge',

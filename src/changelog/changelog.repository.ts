@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, Storage } from '../storage/database.js';
 import { parseJson } from '../storage/columns.js';
 import type { Audience, ChangeAction } from '../domain/vocabulary.js';
@@ -43,7 +44,7 @@ export type ChangesRepository = ReturnType<typeof createChangesRepository>;
 
 /**
  * The change log: written in the transaction of every change to a session or task, read
- * by position (commit order, Storage.sequenceChanges). Built once per storage.
+ * by position (commit order, `sequence`). Built once per storage.
  */
 export function createChangesRepository(storage: Storage) {
   const chunk = Math.max(1, Math.floor(storage.maxParameters / 10));
@@ -96,6 +97,30 @@ export function createChangesRepository(storage: Storage) {
         .limit(q.limit)
         .execute();
       return rows as PositionedChange[];
+    },
+
+    /**
+     * Gives committed rows their position (commit order), so that a reader that follows
+     * positions never passes a change that commits later: the classic trap of following
+     * ids with several writers. Ids come from a sequence in insert order, but transactions
+     * commit in another order; positions go only to rows already committed (the statement
+     * sees nothing else), in id order above every position given before, one sequencer at
+     * a time (whoever does not get the lock leaves the work to whoever has it). Where
+     * writers take turns (SQLite) a row has its position, its id, as soon as it is written
+     * (a trigger, migration 0008) and this does nothing. Returns how many rows it positioned.
+     */
+    async sequence(): Promise<number> {
+      if (storage.serialWrites) return 0;
+      const positioned = await storage.transactionIfFree('focus.changes', async (trx) => {
+        const result = await sql`
+          with batch as (select id, row_number() over (order by id) as rank from changes where position is null order by id limit 10000),
+               top as (select coalesce(max(position), 0) as position from changes)
+          update changes set position = top.position + batch.rank
+          from batch, top
+          where changes.id = batch.id`.execute(trx);
+        return Number(result.numAffectedRows ?? 0);
+      });
+      return positioned ?? 0;
     },
 
     /** Deletes up to `limit` changes older than `before`; returns how many. */

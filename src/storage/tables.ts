@@ -183,7 +183,7 @@ export interface IdempotencyKeysTable {
  * The change log: one row per change of a session or task, written in the transaction of
  * the change itself, so a committed change is never without its row. Readers (the change
  * feed, live streams, webhooks) follow it by `position`, which is given in commit order:
- * see Storage.sequenceChanges for why it is not the id.
+ * see ChangesRepository.sequence (changelog/) for why it is not the id.
  */
 export interface ChangesTable {
   id: Generated<number>;

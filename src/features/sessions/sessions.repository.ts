@@ -64,7 +64,7 @@ export function createSessionsRepository(storage: Storage) {
       if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
       if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
       if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
-      else if (f.folded !== undefined) terms.push(storage.nameContains(eb.ref('sessions.search_name'), f.folded));
+      else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('sessions.search_name'), f.folded));
       return eb.and(terms);
     };
   }
