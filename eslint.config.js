@@ -2,6 +2,7 @@
 // where a callback's return value is ignored, the usual source of lost writes.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import focus from './eslint/layers.js';
 
 export default tseslint.config(
   // The typed client's types are generated (npm run client:generate).
@@ -19,6 +20,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The layers and the feature order of docs/architecture.md.
+    files: ['src/**/*.ts'],
+    plugins: { focus },
+    rules: { 'focus/layers': 'error' },
   },
   {
     // Fastify plugins are async by convention even when they register synchronously.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createChangesRepository } from './features/changes/changes.repository.js';
+import { createChangesRepository } from './changelog/changelog.repository.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createClock } from './features/webhooks/webhooks.clock.js';
 import { createDispatcher } from './features/webhooks/webhooks.dispatcher.js';
@@ -115,7 +115,7 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       // Readers follow the change log by position; positions are given once rows commit.
       name: 'change-sequencer',
       everyMs: SEQUENCER_INTERVAL_MS,
-      step: () => storage.sequenceChanges(),
+      step: () => changes.sequence(),
     },
     {
       name: 'change-purge',

@@ -1,6 +1,5 @@
 import { type Expression, type Kysely, type KyselyPlugin, type SqlBool, type Transaction, sql } from 'kysely';
-import { foldForSearch } from './columns.js';
-import type { Dialect, DialectName } from './dialect.js';
+import type { Dialect, DialectName, SubstringIndex } from './dialect.js';
 import { runMigrations } from './migrator.js';
 import { openPostgres, postgresDialect } from './postgres.js';
 import { type Signals, postgresSignals, sqliteSignals } from './signals.js';
@@ -45,15 +44,17 @@ export interface Storage {
   readonly statementsOnEventLoop: boolean;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /** Write transactions run one at a time (SQLite): ids they take are in commit order. */
+  readonly serialWrites: boolean;
   /**
-   * Keyword search on session names, compared with Unicode case folding and literally (no
-   * wildcards): the ids of the matching sessions through a substring index, or undefined
-   * when the needle is too short for the index or more than `max` sessions match (then
-   * test `nameContains` on the rows a listing reads anyway: a common word fills a page fast).
+   * Up to `limit` keys of the rows whose folded column contains `folded` (a needle folded
+   * the same way, foldForSearch), literally (no wildcards), through the column's substring
+   * index; undefined when the needle is too short for the index (then test `foldedContains`
+   * on the rows a query reads anyway).
    */
-  sessionIdsNamed(needle: string, max: number): Promise<number[] | undefined>;
-  /** A session's folded name column (`sessions.search_name`) contains `folded`, a needle folded the same way (foldForSearch). */
-  nameContains(searchName: Expression<string>, folded: string): Expression<SqlBool>;
+  idsContaining(index: SubstringIndex, folded: string, limit: number): Promise<number[] | undefined>;
+  /** A folded text column contains `folded`, a needle folded the same way (foldForSearch): for rows a query reads anyway. */
+  foldedContains(column: Expression<string>, folded: string): Expression<SqlBool>;
   /**
    * `column in ids` (at least one), as the way the statement finds its rows whatever else
    * it tests. PostgreSQL otherwise ANDed a page's 50 ids with the bitmap of every row the
@@ -75,13 +76,12 @@ export interface Storage {
    */
   forUpdateSkipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
   /**
-   * Gives committed change-log rows their position (commit order), so that a reader that
-   * follows positions never passes a change that commits later: the classic trap of
-   * following ids with several writers. On SQLite, whose writers take turns, a row has its
-   * position (its id) as soon as it is written and this does nothing; on PostgreSQL any
-   * instance may run it, one at a time. Returns how many rows it positioned.
+   * Runs fn in one transaction holding the lock named `lock` (per database schema) until it
+   * ends, or returns undefined at once when another transaction holds it: work that any
+   * instance may do, one at a time, and that whoever does not get the lock leaves to
+   * whoever has it. No retry: the holder's next turn does the work.
    */
-  sequenceChanges(): Promise<number>;
+  transactionIfFree<T>(lock: string, fn: (trx: Trx) => Promise<T>): Promise<T | undefined>;
   /**
    * Runs fn in one transaction, retrying a lost serialization race or deadlock. On SQLite it
    * first waits (at most 2 s a turn) while the write-ahead log is long and not copied yet
@@ -158,12 +158,13 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     engine: dialect.name,
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,
-    sessionIdsNamed: (needle, max) => dialect.sessionIdsNamed(db, foldForSearch(needle), max),
-    nameContains: (searchName, folded) => dialect.foldedContains(searchName, folded),
+    serialWrites: dialect.serialWrites,
+    idsContaining: (index, folded, limit) => dialect.idsContaining(db, index, folded, limit),
+    foldedContains: (column, folded) => dialect.foldedContains(column, folded),
     idIn: (column, ids) => dialect.idIn(column, ids),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
     forUpdateSkipLocked: (query) => (dialect.locksRows ? query.forUpdate().skipLocked() : query),
-    sequenceChanges: () => dialect.sequenceChanges(db),
+    transactionIfFree: (lock, fn) => db.transaction().execute(async (trx) => ((await dialect.tryLock(trx, lock)) ? fn(trx) : undefined)),
     async transaction(fn) {
       for (let attempt = 1; ; attempt++) {
         try {

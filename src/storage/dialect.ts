@@ -6,7 +6,7 @@ export type DialectName = 'sqlite' | 'postgres';
 /**
  * Everything that differs between SQLite and PostgreSQL, chosen once when the database is
  * opened (openStorage). Only storage sees it: the Storage it builds offers the neutral
- * operations (containsInsensitive, maxParameters, …), and each driver translates its own
+ * operations (idsContaining, foldedContains, maxParameters, …), and each driver translates its own
  * errors where statements run.
  */
 export interface Dialect {
@@ -16,27 +16,22 @@ export interface Dialect {
   readonly idColumn: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
   /** Statements run synchronously on the event loop (SQLite), not on a server. */
   readonly statementsOnEventLoop: boolean;
-  /**
-   * Ids of the sessions whose folded name contains the folded needle, literally (no
-   * wildcards), found through the engine's substring index (FTS5 trigram, pg_trgm);
-   * undefined when the needle is shorter than the index can look up, or more than `max`
-   * sessions match.
-   */
-  sessionIdsNamed(db: Kysely<Database>, folded: string, max: number): Promise<number[] | undefined>;
+  /** See Storage.idsContaining. */
+  idsContaining(db: Kysely<Database>, index: SubstringIndex, folded: string, limit: number): Promise<number[] | undefined>;
   /** A folded text column contains the folded needle, literally: for rows a query reads anyway. */
   foldedContains(column: Expression<string>, folded: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
   /** See Storage.idIn. */
   idIn(column: Expression<number>, ids: readonly number[]): Expression<SqlBool>;
-  /** See Storage.sequenceChanges. */
-  sequenceChanges(db: Kysely<Database>): Promise<number>;
-  /** Makes the change log give each row its position as it is written, where writers take turns (SQLite). Migrations only. */
-  positionChangesOnInsert(db: Kysely<unknown>): Promise<void>;
+  /** Takes the lock named `key` for the rest of the transaction if no other transaction holds it (see Storage.transactionIfFree). */
+  tryLock(trx: Kysely<Database>, key: string): Promise<boolean>;
   /** Whether a select can lock the rows it reads (`for update`); SQLite's write transactions exclude each other instead. */
   readonly locksRows: boolean;
+  /** Write transactions run one at a time (SQLite): ids they take are in commit order. */
+  readonly serialWrites: boolean;
   /**
-   * Makes containsInsensitive on table.column fast at scale where the engine can
+   * Makes a substring lookup on table.column fast at scale where the engine can
    * (a trigram index on PostgreSQL); a no-op where a scan is the only plan. Migrations only.
    */
   createSubstringIndex(db: Kysely<unknown>, index: string, table: string, column: string): Promise<void>;
@@ -52,6 +47,23 @@ export interface Dialect {
    * handing it the connection to use and the schema the migration tables live in.
    */
   withMigrationLock<T>(db: Kysely<Database>, fn: (db: Kysely<Database>, schema: string | undefined) => Promise<T>): Promise<T>;
+}
+
+/**
+ * A folded text column with a substring index, as a feature names it to Storage.idsContaining:
+ * the table (its key is `id`), the column, and on SQLite the FTS5 trigram table over that
+ * column (its rowid is the key) that the migration creating the index made.
+ */
+export interface SubstringIndex {
+  readonly table: string;
+  readonly column: string;
+  readonly sqliteTrigramTable: string;
+}
+
+/** The names of a SubstringIndex go into statements as they are: the features' constants, never input. */
+export function plainName(name: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain SQL name: ${name}`);
+  return name;
 }
 
 /** Escapes LIKE wildcards so that user input matches literally (with ESCAPE '\'). */

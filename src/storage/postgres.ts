@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type SqlBool, sql } from 'kysely';
 import pg from 'pg';
-import { type Dialect, indexable, likeLiteral } from './dialect.js';
+import { type Dialect, indexable, likeLiteral, plainName } from './dialect.js';
 import {
   ForeignKeyViolationError,
   type StorageError,
@@ -99,15 +99,15 @@ export const postgresDialect: Dialect = {
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
   statementsOnEventLoop: false,
   locksRows: true,
-  sequenceChanges,
-  // Positions are given by sequenceChanges, after commit.
-  positionChangesOnInsert: () => Promise.resolve(),
-  async sessionIdsNamed(db, folded, max) {
+  serialWrites: false,
+  tryLock,
+  async idsContaining(db, index, folded, limit) {
     if (!indexable(folded)) return undefined;
     // LIKE on the folded column, served by its pg_trgm index.
+    const [table, column] = [plainName(index.table), plainName(index.column)];
     const { rows } = await sql<{ id: number }>`
-      select id from sessions where search_name like ${likeLiteral(folded)} escape '\\' limit ${max + 1}`.execute(db);
-    return rows.length > max ? undefined : rows.map((r) => r.id);
+      select id from ${sql.raw(table)} where ${sql.raw(column)} like ${likeLiteral(folded)} escape '\\' limit ${limit}`.execute(db);
+    return rows.map((r) => r.id);
   },
   foldedContains: (column, folded) => sql<SqlBool>`strpos(${column}, ${folded}) > 0`,
   // One array parameter: the same statement text for every number of ids, too.
@@ -195,25 +195,10 @@ async function createTrigramIndex(db: Kysely<unknown>, index: string, table: str
 }
 
 /**
- * Gives committed change-log rows their positions, in id order, above every position given
- * before. Ids come from a sequence in insert order, but transactions commit in another
- * order: a reader that followed ids would pass a row whose transaction commits later with a
- * smaller id. Positions are only ever given to rows already committed (the statement sees
- * nothing else), one sequencer at a time (an advisory lock per schema; whoever does not
- * get it leaves the work to whoever has it), so a row committed later always lands after
- * every position a reader has seen.
+ * A transaction-scoped advisory lock per key and schema: two schemas of one database (the
+ * tests', or two deployments') never wait for each other.
  */
-async function sequenceChanges(db: Kysely<Database>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const locked = await sql<{ locked: boolean }>`
-      select pg_try_advisory_xact_lock(hashtext('focus.changes.' || current_schema())) as locked`.execute(trx);
-    if (locked.rows[0]?.locked !== true) return 0;
-    const result = await sql`
-      with batch as (select id, row_number() over (order by id) as rank from changes where position is null order by id limit 10000),
-           top as (select coalesce(max(position), 0) as position from changes)
-      update changes set position = top.position + batch.rank
-      from batch, top
-      where changes.id = batch.id`.execute(trx);
-    return Number(result.numAffectedRows ?? 0);
-  });
+async function tryLock(trx: Kysely<Database>, key: string): Promise<boolean> {
+  const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${key} || '.' || current_schema())) as locked`.execute(trx);
+  return locked.rows[0]?.locked === true;
 }

@@ -10,7 +10,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
-import { type Dialect, indexable } from './dialect.js';
+import { type Dialect, indexable, plainName } from './dialect.js';
 import { BACKSTOP_CHECKPOINT_PAGES, startCheckpointer } from './sqlite.checkpointer.js';
 import {
   ForeignKeyViolationError,
@@ -263,19 +263,17 @@ export const sqliteDialect: Dialect = {
   idColumn: (col) => col.primaryKey().autoIncrement(),
   statementsOnEventLoop: true,
   locksRows: false,
-  // One writer at a time: ids are in commit order already, so a row's position is its id.
-  sequenceChanges: () => Promise.resolve(0),
-  async positionChangesOnInsert(db) {
-    await sql`create trigger changes_position after insert on changes begin
-      update changes set position = new.id where id = new.id; end`.execute(db);
-  },
-  async sessionIdsNamed(db, folded, max) {
+  serialWrites: true,
+  // A write transaction excludes every other writer already: there is nothing else to wait for.
+  tryLock: () => Promise.resolve(true),
+  async idsContaining(db, index, folded, limit) {
     if (!indexable(folded)) return undefined;
     // GLOB on the case-sensitive trigram table (the text is folded already); its wildcards
     // `*`, `?` and `[` become one-character classes, so the needle matches literally.
     const pattern = `*${folded.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
-    const { rows } = await sql<{ id: number }>`select rowid as id from sessions_search where search_name glob ${pattern} limit ${max + 1}`.execute(db);
-    return rows.length > max ? undefined : rows.map((r) => r.id);
+    const [table, column] = [plainName(index.sqliteTrigramTable), plainName(index.column)];
+    const { rows } = await sql<{ id: number }>`select rowid as id from ${sql.raw(table)} where ${sql.raw(column)} glob ${pattern} limit ${limit}`.execute(db);
+    return rows.map((r) => r.id);
   },
   foldedContains: (column, folded) => sql<SqlBool>`instr(${column}, ${folded}) > 0`,
   idIn: (column, ids) => sql<SqlBool>`${column} in (${sql.join([...ids])})`,

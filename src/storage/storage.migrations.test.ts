@@ -9,6 +9,7 @@ import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite.js';
 import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
+import { sessionIdsNamed } from '../features/sessions/sessions.name-search.js';
 
 /*
  * Instances starting together on an empty database all migrate at once. Each migration
@@ -102,7 +103,7 @@ describeEachDialect('migration 0004: names stored before it', (dialect) => {
     const ids = await db.selectFrom('sessions').select(['id', 'name']).orderBy('id').execute();
     const idsNamed = (needle: string) => ids.filter((r) => foldForSearch(r.name).includes(foldForSearch(needle))).map((r) => r.id);
     for (const needle of ['ärger', 'σίσυφος', 'STRASSE', 'review 1202']) {
-      expect((await storage.sessionIdsNamed(needle, 2_000))?.sort((a, b) => a - b)).toEqual(idsNamed(needle));
+      expect((await sessionIdsNamed(storage, needle, 2_000))?.sort((a, b) => a - b)).toEqual(idsNamed(needle));
     }
   });
 });

@@ -1,12 +1,11 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { Flag, JsonText } from './columns.js';
 import type {
   Audience,
   CalendarDate,
   ChangeAction,
   ChangeKind,
-  Flag,
   Instant,
-  JsonText,
   MonthOption,
   Occurrence,
   ParticipationAction,
@@ -15,7 +14,7 @@ import type {
   Status,
   WebsiteBlocker,
   WeekPosition,
-} from './columns.js';
+} from '../domain/vocabulary.js';
 import type { WebhookDeliveriesTable, WebhookPayloadsTable, WebhookStateTable, WebhookTriggersTable, WebhooksTable } from './tables.webhooks.js';
 
 export type * from './tables.webhooks.js';
@@ -184,7 +183,7 @@ export interface IdempotencyKeysTable {
  * The change log: one row per change of a session or task, written in the transaction of
  * the change itself, so a committed change is never without its row. Readers (the change
  * feed, live streams, webhooks) follow it by `position`, which is given in commit order:
- * see Storage.sequenceChanges for why it is not the id.
+ * see ChangesRepository.sequence (changelog/) for why it is not the id.
  */
 export interface ChangesTable {
   id: Generated<number>;

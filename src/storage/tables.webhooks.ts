@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { CalendarDate, Instant, JsonText } from './columns.js';
+import type { JsonText } from './columns.js';
+import type { CalendarDate, Instant } from '../domain/vocabulary.js';
 
 /* The webhook tables (migrations 0010 and 0014), in the column conventions of tables.ts. */
 

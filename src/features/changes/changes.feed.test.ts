@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { encodeCursor } from '../../toolkit/paging.js';
 import { HEAD_TTL_MS } from './changes.service.js';
+import { createChangesRepository } from '../../changelog/changelog.repository.js';
 
 interface Entry {
   type: 'session' | 'task';
@@ -25,7 +26,7 @@ describeEachDialect('GET /changes', (dialect) => {
 
   /** One page, after the sequencer gave every committed change its position (the server does so every 200 ms). */
   async function page(client: Client, cursor?: string, limit?: number): Promise<Page> {
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     // Without a data version (PostgreSQL) the feed reads the log's head at most every HEAD_TTL_MS.
     if (t.storage.dataVersion() === undefined) await new Promise((r) => setTimeout(r, HEAD_TTL_MS + 10));
     const query = new URLSearchParams({ ...(cursor === undefined ? {} : { cursor }), ...(limit === undefined ? {} : { limit: String(limit) }) });

@@ -1,112 +1,28 @@
 import type { Storage } from '../../storage/database.js';
-import { PAGE_BYTE_BUDGET, jsonBytes } from '../../toolkit/api.js';
-import { syncExpired, validationFailed } from '../../toolkit/errors.js';
-import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import type { TasksService } from '../tasks/tasks.service.js';
-import type { Session } from '../sessions/sessions.schema.js';
-import type { Task } from '../tasks/tasks.schema.js';
-import { type ChangesRepository, type PositionedChange, concerns, createChangesRepository, sawBefore } from './changes.repository.js';
+import { type ChangesRepository, type PositionedChange, createChangesRepository } from '../../changelog/changelog.repository.js';
+import { type FeedPage, decodeFeedCursor, encodeFeedCursor } from './changes.cursor.js';
+import { type FeedSources, forReaders, fullSync, since } from './changes.pages.js';
 import { type ChangeEntry, type ChangesQuery, DEFAULT_CHANGES_PAGE } from './changes.schema.js';
 
-/** A cursor is honoured this long; the log keeps changes a day longer (server.jobs.ts CHANGE_RETENTION_MS). */
-export const CURSOR_VALIDITY_MS = 7 * 86_400_000;
-/**
- * Change rows one read looks at, at most: most may be other members' private sessions,
- * invisible to the reader; then the cursor moves past them and the next read goes on.
- */
-export const SCAN_LIMIT = 1_000;
-/** Reads of SCAN_LIMIT rows one request makes at most while it finds nothing for the reader. */
-const MAX_SCANS = 10;
+export { CURSOR_VALIDITY_MS, type FeedPage, type FeedPosition, type PositionedEntry, decodeFeedCursor, encodeFeedCursor } from './changes.cursor.js';
+export { SCAN_LIMIT } from './changes.pages.js';
+
 /** How long one read of the log's head serves every request (see sharedHead). */
 export const HEAD_TTL_MS = 100;
 
-/** Where a reader is: in a full sync (its own place, and the log's head when it began), or following the log. */
-export type FeedPosition =
-  | { phase: 'sessions' | 'tasks'; head: number; startsAt: string; id: number; issuedAt: number }
-  | { phase: 'log'; head: number; issuedAt: number };
-
-const PHASES = ['sessions', 'tasks', 'log'] as const;
-
-export function encodeFeedCursor(p: FeedPosition): string {
-  return p.phase === 'log'
-    ? encodeCursor([p.head, 2, '', 0, p.issuedAt])
-    : encodeCursor([p.head, PHASES.indexOf(p.phase), p.startsAt, p.id, p.issuedAt]);
-}
-
-/** The cursor's position, or 422 for one the feed did not issue, or 410 for one older than the log keeps. */
-export function decodeFeedCursor(cursor: string, now = Date.now()): FeedPosition {
-  const [head, phase, startsAt, id, issuedAt] = decodeCursor(cursor, ['number', 'number', 'string', 'number', 'number'] as const);
-  const name = PHASES[phase];
-  if (name === undefined || head < 0 || id < 0 || issuedAt <= 0) throw validationFailed([{ path: '/cursor', message: 'is not a cursor this listing issued' }]);
-  if (now - issuedAt > CURSOR_VALIDITY_MS) throw syncExpired();
-  return name === 'log' ? { phase: name, head, issuedAt } : { phase: name, head, startsAt, id, issuedAt };
-}
-
-/** One entry of a page, with the log position after which it was read (the SSE `id`). */
-export interface PositionedEntry {
-  entry: ChangeEntry;
-  position: number;
-  /** When the change at `position` was made: how old a cursor there is. */
-  changedAt: string;
-}
-
-export interface FeedPage {
-  entries: PositionedEntry[];
-  next: FeedPosition;
-}
-
 /**
- * What a reader is told of log rows that concern it (ChangesRepository.after), given the
- * records visible to it now: each record once, in its current state, at the position of its
- * first change (commit order); a deletion, or a session it lost sight of, only if it saw the
- * record before. Pure.
+ * The log's head, shared by the requests of a moment: clients polling with up-to-date
+ * cursors then cost no query beyond their token's. Where storage tells when data changed
+ * (SQLite's data version), the head is read again only then; otherwise at most every
+ * HEAD_TTL_MS. An older head is still a safe bound (everything up to it is committed);
+ * a change is only seen up to HEAD_TTL_MS later.
  */
-function feedEntries(user: AuthenticatedUser, rows: readonly PositionedChange[], sessions: ReadonlyMap<number, Session>, tasks: ReadonlyMap<number, Task>): PositionedEntry[] {
-  const records = new Map<string, { first: PositionedChange; last: PositionedChange; seen: boolean }>();
-  for (const row of rows) {
-    const key = `${row.kind}:${row.record_id}`;
-    const seen = row.kind === 'task' || sawBefore(user, row);
-    const known = records.get(key);
-    if (known === undefined) records.set(key, { first: row, last: row, seen });
-    else records.set(key, { first: known.first, last: row, seen: known.seen || seen });
-  }
-  const entries: PositionedEntry[] = [];
-  // Map order is the order of first changes: commit order.
-  for (const { first, last, seen } of records.values()) {
-    const record = first.kind === 'session' ? sessions.get(first.record_id) : tasks.get(first.record_id);
-    // Never seen and not visible now: nothing to tell this reader.
-    if (record === undefined && !seen) continue;
-    const id = String(first.record_id);
-    const entry: ChangeEntry =
-      record === undefined
-        ? { type: first.kind, id, deleted: true, record: null, changed_at: last.changed_at }
-        : { type: first.kind, id, deleted: false, record, changed_at: last.changed_at };
-    entries.push({ entry, position: first.position, changedAt: first.changed_at });
-  }
-  return entries;
-}
-
-export type ChangesService = ReturnType<typeof createChangesService>;
-
-/**
- * The change feed: a full sync, then what changed since, read from the change log by
- * position (commit order) and shown through the sessions' and tasks' own read models.
- * Built once per storage.
- */
-export function createChangesService(storage: Storage, deps: { sessions: SessionsService; tasks: TasksService; changes?: ChangesRepository }) {
-  const changes = deps.changes ?? createChangesRepository(storage);
-
-  /**
-   * The log's head, shared by the requests of a moment: clients polling with up-to-date
-   * cursors then cost no query beyond their token's. Where storage tells when data changed
-   * (SQLite's data version), the head is read again only then; otherwise at most every
-   * HEAD_TTL_MS. An older head is still a safe bound (everything up to it is committed);
-   * a change is only seen up to HEAD_TTL_MS later.
-   */
+function createSharedHead(storage: Storage, changes: ChangesRepository): () => Promise<number> {
   let head: { at: number; version: string | undefined; value: Promise<number> } | undefined;
-  const sharedHead = (): Promise<number> => {
+  return () => {
     const now = Date.now();
     const version = storage.dataVersion();
     const fresh = head !== undefined && (version !== undefined ? head.version === version : now - head.at < HEAD_TTL_MS);
@@ -118,97 +34,19 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
     }
     return head.value;
   };
+}
 
-  /** A page of a full sync from `at`; once it has listed everything, the log from the head it began at. */
-  async function fullSync(user: AuthenticatedUser, at: Extract<FeedPosition, { phase: 'sessions' | 'tasks' }>, limit: number): Promise<FeedPage> {
-    const entries: PositionedEntry[] = [];
-    let bytes = 0;
-    let place: FeedPosition = at;
-    const add = (entry: ChangeEntry) => {
-      const size = jsonBytes(entry);
-      if (entries.length >= limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) return false;
-      bytes += size;
-      entries.push({ entry, position: at.head, changedAt: new Date(at.issuedAt).toISOString() });
-      return true;
-    };
-    if (place.phase === 'sessions') {
-      const page = await deps.sessions.visiblePage(user, { after: place.id === 0 ? undefined : { startsAt: place.startsAt, id: place.id }, limit });
-      for (const { key, record } of page.items) {
-        if (record !== undefined && !add({ type: 'session', id: String(record.id), deleted: false, record, changed_at: record.updated_at })) {
-          return { entries, next: place };
-        }
-        place = { ...place, startsAt: key.startsAt, id: key.id };
-      }
-      if (page.more) return { entries, next: place };
-      place = { phase: 'tasks', head: at.head, startsAt: '', id: 0, issuedAt: at.issuedAt };
-    }
-    if (entries.length < limit) {
-      const page = await deps.tasks.page(user, { afterId: place.id, limit: limit - entries.length });
-      for (const record of page.records) {
-        if (!add({ type: 'task', id: record.id, deleted: false, record, changed_at: record.updated_at })) return { entries, next: place };
-        place = { ...place, id: Number(record.id) };
-      }
-      if (page.more) return { entries, next: place };
-      return { entries, next: { phase: 'log', head: at.head, issuedAt: at.issuedAt } };
-    }
-    return { entries, next: place };
-  }
+export type ChangesService = ReturnType<typeof createChangesService>;
 
-  /**
-   * What changed after `after`, up to `upTo` (a head read before: see
-   * ChangesRepository.after): each record once, in its current state, at the position of
-   * its first change in the read; one read of the log, then one of each kind's records.
-   * At its first change, not its last: a page cut after it then has told the reader about
-   * every row up to the cut (a later row of the same record comes again on the next page).
-   */
-  async function since(user: AuthenticatedUser, q: { after: number; upTo: number; limit: number; readAt: number }): Promise<FeedPage> {
-    let page: FeedPage = { entries: [], next: { phase: 'log', head: q.after, issuedAt: q.readAt } };
-    // An empty page means up to date: while a read finds only changes this reader may not
-    // see, read on, up to a bound; past it an empty page is answered anyway (the next poll goes on).
-    for (let scans = 0; scans < MAX_SCANS && page.entries.length === 0 && page.next.head < q.upTo; scans++) {
-      page = await scan(user, { ...q, after: page.next.head });
-    }
-    return page;
-  }
-
-  async function scan(user: AuthenticatedUser, q: { after: number; upTo: number; limit: number; readAt: number }): Promise<FeedPage> {
-    const rows = await changes.after({ orgIds: user.orgIds, ownerId: user.id, after: q.after, upTo: q.upTo, limit: SCAN_LIMIT });
-    const ofKind = (kind: string) => [...new Set(rows.filter((r) => r.kind === kind).map((r) => r.record_id))];
-    const [sessions, tasks] = await Promise.all([deps.sessions.visibleRecords(user, ofKind('session')), deps.tasks.records(user, ofKind('task'))]);
-
-    const entries: PositionedEntry[] = [];
-    let bytes = 0;
-    const end = rows.length < SCAN_LIMIT ? undefined : rows.at(-1);
-    let next: FeedPosition = { phase: 'log', head: end?.position ?? q.upTo, issuedAt: Math.min(q.readAt, Date.parse(end?.changed_at ?? '') || q.readAt) };
-    for (const positioned of feedEntries(user, rows, sessions, tasks)) {
-      const size = jsonBytes(positioned.entry);
-      if (entries.length >= q.limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) {
-        // Cut short: the page ends at its last entry, and the rest comes on the next one.
-        const stop = entries.at(-1) as PositionedEntry;
-        next = { phase: 'log', head: stop.position, issuedAt: Math.min(q.readAt, Date.parse(stop.changedAt) || q.readAt) };
-        break;
-      }
-      bytes += size;
-      entries.push(positioned);
-    }
-    return { entries, next };
-  }
-
-  /**
-   * The entries of `rows` (positioned changes every reader has seen up to the one before
-   * the first) for each reader, in the order given, from one load of the records for all:
-   * what an instance's event streams are sent when the log moves. Unpaged: the caller
-   * bounds the rows.
-   */
-  async function forReaders(readers: readonly AuthenticatedUser[], rows: readonly PositionedChange[]): Promise<PositionedEntry[][]> {
-    // The hub tests the same rows only to skip the streams nothing concerns; which rows a
-    // reader is sent is the feed's rule, applied here so that this is right whatever the
-    // caller filtered (at most 500 rows per reader: the hub bounds them).
-    const concerned = readers.map((reader) => rows.filter((row) => concerns(reader, row)));
-    const ids = (kind: string) => [...new Set(concerned.flat().filter((r) => r.kind === kind).map((r) => r.record_id))];
-    const [sessions, tasks] = await Promise.all([deps.sessions.visibleRecordsForReaders(readers, ids('session')), deps.tasks.recordsOfOwners(readers, ids('task'))]);
-    return readers.map((reader, i) => feedEntries(reader, concerned[i] ?? [], sessions[i] ?? new Map(), tasks[i] ?? new Map()));
-  }
+/**
+ * The change feed: a full sync, then what changed since, read from the change log by
+ * position (commit order) and shown through the sessions' and tasks' own read models
+ * (changes.pages.ts). Built once per storage.
+ */
+export function createChangesService(storage: Storage, deps: { sessions: SessionsService; tasks: TasksService; changes?: ChangesRepository }) {
+  const changes = deps.changes ?? createChangesRepository(storage);
+  const src: FeedSources = { sessions: deps.sessions, tasks: deps.tasks, changes };
+  const sharedHead = createSharedHead(storage, changes);
 
   return {
     /** GET /changes: a page and the cursor after it. */
@@ -219,18 +57,18 @@ export function createChangesService(storage: Storage, deps: { sessions: Session
       let result: FeedPage;
       if (at === undefined || at.phase !== 'log') {
         const start = at ?? { phase: 'sessions' as const, head: await changes.head(), startsAt: '', id: 0, issuedAt: readAt };
-        result = await fullSync(user, start, limit);
+        result = await fullSync(src, user, start, limit);
       } else {
-        result = await since(user, { after: at.head, upTo: await sharedHead(), limit, readAt });
+        result = await since(src, user, { after: at.head, upTo: await sharedHead(), limit, readAt });
       }
       return { data: result.entries.map((e) => e.entry), next_cursor: encodeFeedCursor(result.next) };
     },
 
     /** For the event stream: what changed after `after` up to `upTo`, entry by entry with its position. */
-    since: (user: AuthenticatedUser, q: { after: number; upTo: number; limit: number }) => since(user, { ...q, readAt: Date.now() }),
+    since: (user: AuthenticatedUser, q: { after: number; upTo: number; limit: number }) => since(src, user, { ...q, readAt: Date.now() }),
 
     /** For the event streams: the entries of rows read once for all of them, by reader (see forReaders). */
-    forReaders,
+    forReaders: (readers: readonly AuthenticatedUser[], rows: readonly PositionedChange[]) => forReaders(src, readers, rows),
 
     /** The newest committed position: where a stream that starts without a cursor begins. */
     head: () => changes.head(),

@@ -16,7 +16,6 @@ export interface Stream {
   /** The log position everything up to which was sent (or was nothing for this user). */
   cursor: number;
   lastWriteAt: number;
-  busy: boolean;
   closed: boolean;
 }
 

@@ -10,7 +10,6 @@
  * query range, never at the series start, and costs O(days in range) at
  * worst, so a series that began decades ago is as cheap as a new one.
  */
-import type { MonthOption, Occurrence, WeekPosition } from '../../storage/columns.js';
 import {
   MAX_DAY_NUMBER,
   daysFromCivil,
@@ -18,7 +17,7 @@ import {
   requireDate,
   weekdayOfDayNumber,
 } from './recurrence.dates.js';
-import { type DayRule, type ResolvedRule, dayRuleFor } from './recurrence.rules.js';
+import { type DayRule, type MonthOption, type Occurrence, type ResolvedRule, type WeekPosition, dayRuleFor } from './recurrence.rules.js';
 
 export type { Occurrence, ResolvedRule, WeekPosition };
 

@@ -4,7 +4,18 @@
  * monthly rules, at most 7 steps for weekly ones.
  */
 import { MAX_DAY_NUMBER, MIN_DAY_NUMBER, civilFromDays, daysFromCivil, daysInMonth, weekdayOfDayNumber } from './recurrence.dates.js';
-import type { WeekPosition } from '../../storage/columns.js';
+
+/*
+ * The engine's own words for a pattern's shape: it imports nothing outside this folder.
+ * The domain's lists (domain/vocabulary.ts) hold the same values and sessions pass their
+ * stored values here, so a value added there and not here fails to compile.
+ */
+/** How often a pattern repeats. */
+export type Occurrence = 'daily' | 'weekly' | 'monthly';
+/** A monthly pattern on the same day number, or on the same weekday of the same week. */
+export type MonthOption = 'exact' | 'week_day';
+/** The nth weekday of a month: 1–4, or -1 for the last. */
+export type WeekPosition = 1 | 2 | 3 | 4 | -1;
 
 /**
  * A pattern with every default filled in from the start date. This is the

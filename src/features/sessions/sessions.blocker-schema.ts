@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { BLOCKER_MODES } from '../../storage/columns.js';
+import { BLOCKER_MODES } from '../../domain/vocabulary.js';
 import { StringEnum } from '../../toolkit/schema-helpers.js';
 import { HOST_OR_HTTP_URL_FORMAT } from '../../toolkit/web-address.js';
 import { BLOCKER_CATEGORY_IDS } from '../blocker/blocker.categories.js';

@@ -1,4 +1,5 @@
-import { type Audience, type ChangeAction, type ParticipationAction, toJson } from '../../storage/columns.js';
+import { toJson } from '../../storage/columns.js';
+import type { Audience, ChangeAction, ParticipationAction } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import type { NewChange, SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';

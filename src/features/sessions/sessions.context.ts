@@ -1,5 +1,5 @@
 import type { Storage } from '../../storage/database.js';
-import { type ChangesRepository, createChangesRepository } from '../changes/changes.repository.js';
+import { type ChangesRepository, createChangesRepository } from '../../changelog/changelog.repository.js';
 import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
 import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';

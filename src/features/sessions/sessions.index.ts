@@ -78,7 +78,7 @@ export function createOccurrenceIndex(storage: Storage) {
         // every session of every org, so the time a search took told whether other tenants'
         // private sessions held the word (issue 34, M3).
         const name = eb.selectFrom('sessions as named').select('named.search_name').whereRef('named.id', '=', 'session_occurrences.session_id');
-        terms.push(storage.nameContains(name.$asScalar(), f.folded));
+        terms.push(storage.foldedContains(name.$asScalar(), f.folded));
       }
       return eb.and(terms);
     };

@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { createSessionsRepository } from './sessions.repository.js';
+import { sessionIdsNamed } from './sessions.name-search.js';
 import { type Storage, openStorage } from '../../storage/database.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { StatementCapture } from '../../../test/helpers/statements.js';
@@ -29,7 +30,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
   async function page(storage: Storage, filters: SessionFilters, limit: number, through: 'index' | 'rows') {
     const { user } = fixture;
     const repo = createSessionsRepository(storage);
-    const named = through === 'index' && filters.keyword !== undefined ? await storage.sessionIdsNamed(filters.keyword, 1000) : undefined;
+    const named = through === 'index' && filters.keyword !== undefined ? await sessionIdsNamed(storage, filters.keyword, 1000) : undefined;
     const f = named === undefined ? filters : { ...filters, named };
     const keys = await repo.keys({ user, filters: f, after: undefined, limit });
     const rows = await repo.byIds(storage.db, { ids: keys.map((k) => k.id), listing: { user, filters: f } });
@@ -112,7 +113,7 @@ describeEachDialect('keyword search on sessions.name', (dialect) => {
       const capture = new StatementCapture();
       const spied = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
       try {
-        const named = await spied.sessionIdsNamed('ZEBRA', 1000);
+        const named = await sessionIdsNamed(spied, 'ZEBRA', 1000);
         expect(named).toHaveLength(5);
         expect(await page(spied, { orgIds: [1], keyword: 'ZEBRA', named }, 51, 'rows')).toHaveLength(5);
         const lookup = capture.compiled(storage.db).find((q) => /search_name like/.test(q.sql));

@@ -1,5 +1,6 @@
 import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { type SessionType, foldForSearch } from '../../storage/columns.js';
+import { foldForSearch } from '../../storage/columns.js';
+import type { SessionType } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -13,7 +14,7 @@ export interface SessionFilters {
   source?: 'user' | 'organization';
   keyword?: string;
   /**
-   * Restricts to these session ids (Storage.sessionIdsNamed's answer). Listings no longer
+   * Restricts to these session ids (sessionIdsNamed's answer, sessions.name-search.ts). Listings no longer
    * set it: that lookup reads every tenant's names (issue 34, M3); they test the keyword
    * on the visible rows they read.
    */
@@ -24,7 +25,7 @@ export interface SessionFilters {
 export type Reader = Pick<AuthenticatedUser, 'id' | 'orgIds'>;
 export const readerOf = (user: Reader): Reader => ({ id: user.id, orgIds: user.orgIds });
 
-/** The filters as a statement takes them: the keyword folded as names are (Storage.nameContains). */
+/** The filters as a statement takes them: the keyword folded as names are (Storage.foldedContains). */
 export type StatementFilters = Omit<SessionFilters, 'keyword'> & { folded?: string };
 export function statementFilters(f: SessionFilters): StatementFilters {
   const { keyword, ...rest } = f;

@@ -133,7 +133,7 @@ export async function listSessions(
     source: query.source,
     keyword: query.keyword,
   };
-  // The keyword is tested only on rows the visibility streams read (nameContains), never
+  // The keyword is tested only on rows the visibility streams read (foldedContains), never
   // looked up in the instance-wide substring index first: what that lookup found, and
   // how long it took, depended on other tenants' private sessions (issue 34, M3; contract
   // section 13, search timing).

@@ -1,15 +1,17 @@
 import {
   type Flag,
-  type MonthOption,
-  type Occurrence,
-  type SessionType,
-  type Status,
-  type WebsiteBlocker,
-  type WeekPosition,
   foldForSearch,
   parseJson,
   toJson,
 } from '../../storage/columns.js';
+import type {
+  MonthOption,
+  Occurrence,
+  SessionType,
+  Status,
+  WebsiteBlocker,
+  WeekPosition,
+} from '../../domain/vocabulary.js';
 import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';

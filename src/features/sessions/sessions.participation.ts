@@ -1,4 +1,4 @@
-import type { ParticipationAction, Status } from '../../storage/columns.js';
+import type { ParticipationAction, Status } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';

@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { Audience } from '../../storage/columns.js';
+import type { Audience } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, SessionRow } from '../../storage/tables.js';
@@ -64,7 +64,7 @@ export function createSessionsRepository(storage: Storage) {
       if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
       if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
       if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
-      else if (f.folded !== undefined) terms.push(storage.nameContains(eb.ref('sessions.search_name'), f.folded));
+      else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('sessions.search_name'), f.folded));
       return eb.and(terms);
     };
   }

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { SESSION_TYPES, STATUSES } from '../../storage/columns.js';
+import { SESSION_TYPES, STATUSES } from '../../domain/vocabulary.js';
 import { Named } from '../../toolkit/openapi.js';
 import { Cursor, Envelope, Instant, IntegerEnum, Limit, OrNull, Page, PositiveId, StringEnum } from '../../toolkit/schema-helpers.js';
 import { Participation, SessionDate, SessionSchema } from './sessions.schema.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { PARTICIPATION_ACTIONS } from '../../storage/columns.js';
+import { PARTICIPATION_ACTIONS } from '../../domain/vocabulary.js';
 import { locationOf } from '../../toolkit/api.js';
 import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import { jsonResponse } from '../../toolkit/openapi.js';

@@ -1,4 +1,4 @@
-import { STATUSES, type Status } from '../../storage/columns.js';
+import { STATUSES, type Status } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import { jsonBytes } from '../../toolkit/api.js';
 import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';

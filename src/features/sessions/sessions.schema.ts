@@ -6,7 +6,7 @@ import {
   SESSION_TYPES,
   STATUSES,
   WEEK_POSITIONS,
-} from '../../storage/columns.js';
+} from '../../domain/vocabulary.js';
 import { Named, ReadOnly } from '../../toolkit/openapi.js';
 import {
   CalendarDate,

@@ -1,10 +1,10 @@
-import type { ParticipationAction } from '../../storage/columns.js';
+import type { ParticipationAction } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { Precondition } from '../../toolkit/entity-tags.js';
 import { type FieldError, conflict, forbidden, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { taskChange } from '../changes/changes.repository.js';
+import { taskChange } from '../../changelog/changelog.repository.js';
 import { isOccurrence, nextOccurrenceOnOrAfter, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';

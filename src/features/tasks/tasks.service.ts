@@ -1,4 +1,4 @@
-import type { ChangeAction } from '../../storage/columns.js';
+import type { ChangeAction } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { UniqueViolationError } from '../../storage/storage.errors.js';
@@ -8,7 +8,7 @@ import { type FieldError, conflict, notFound, validationFailed } from '../../too
 import { isFlagged } from '../../toolkit/validation.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { createChangesRepository, taskChange } from '../changes/changes.repository.js';
+import { createChangesRepository, taskChange } from '../../changelog/changelog.repository.js';
 import { isSessionVisible } from '../sessions/sessions.visibility.js';
 import { sourceIdKey, toTask } from './tasks.model.js';
 import { type UpsertRow, createTasksRepository } from './tasks.repository.js';

@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
 import { ApiError } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { type PositionedChange, sawBefore } from '../changes/changes.repository.js';
+import { type PositionedChange, sawBefore } from '../../changelog/changelog.repository.js';
 import type { SessionsService } from '../sessions/sessions.service.js';
 import { toTask } from '../tasks/tasks.model.js';
 import type { WebhookEvent } from './webhooks.events.js';

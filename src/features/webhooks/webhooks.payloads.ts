@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
-import { PARTICIPATION_ACTIONS } from '../../storage/columns.js';
+import { PARTICIPATION_ACTIONS } from '../../domain/vocabulary.js';
 import { Instant, OrNull, StringEnum } from '../../toolkit/schema-helpers.js';
 import { SessionSchema } from '../sessions/sessions.schema.js';
 import { TaskSchema } from '../tasks/tasks.schema.js';

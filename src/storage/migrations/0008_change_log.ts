@@ -7,7 +7,7 @@ type AnyDb = Kysely<any>;
 
 /**
  * The change log (storage/tables.ts ChangesTable): the change feed, live event streams and
- * webhooks follow it by position (commit order; Storage.sequenceChanges). Readers ask for
+ * webhooks follow it by position (commit order; ChangesRepository.sequence). Readers ask for
  * one org's sessions or one owner's tasks from a position on; the sequencer looks for rows
  * without one; old rows are purged by age.
  */
@@ -30,6 +30,10 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
   await db.schema.createIndex('changes_unpositioned_idx').on('changes').column('id').where(sql.ref('position'), 'is', null).execute();
   await db.schema.createIndex('changes_org_idx').on('changes').columns(['org_id', 'position']).execute();
   await db.schema.createIndex('changes_owner_idx').on('changes').columns(['owner_id', 'kind', 'position']).execute();
-  await dialect.positionChangesOnInsert(db);
+  if (dialect.serialWrites) {
+    // One writer at a time: ids are in commit order already, so a row's position is its id.
+    await sql`create trigger changes_position after insert on changes begin
+      update changes set position = new.id where id = new.id; end`.execute(db);
+  }
   await db.schema.createIndex('changes_age_idx').on('changes').column('changed_at').execute();
 }

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
-import type { NewChange } from '../../storage/tables.js';
-import { createChangesRepository } from './changes.repository.js';
+import { describeEachDialect, useTestApp } from '../../test/helpers/harness.js';
+import type { NewChange } from '../storage/tables.js';
+import { createChangesRepository } from './changelog.repository.js';
 
 const entry = (recordId: number, ownerId: number): NewChange => ({
   kind: 'task',
@@ -30,7 +30,7 @@ describeEachDialect('change log', (dialect) => {
     await t.alice.put(`/api/v1/tasks/${task.id}`, { is_completed: true });
     await t.alice.delete(`/api/v1/tasks/${task.id}`);
     await t.alice.delete(`/api/v1/sessions/${s.id}`);
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     // A refused write logs nothing.
     expect((await t.bob.put(`/api/v1/sessions/${s.id}`, { name: 'not mine' })).status).toBe(404);
     const rows = await changes.after({ orgIds: [1], ownerId: alice, after: start, limit: 100 });
@@ -52,15 +52,15 @@ describeEachDialect('change log', (dialect) => {
     const s = (await t.alice.post('/api/v1/sessions', { org_id: 1, name: 'bulk', type: 'standard', duration: 30, schedule: '2026-05-01', time: '9:00 AM' })).body.data;
     const tasks = [1, 2, 3].map((n) => ({ context: `t${n}`, source: 'linear', source_id: n }));
     await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: tasks.slice(0, 2) });
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     const start = await changes.head();
     // Two edited, one new, and an unchanged one that logs nothing (contract section 10).
     const again = [...tasks.slice(0, 2).map((x) => ({ ...x, context: `${x.context} edited` })), tasks[2], { context: 't4', source: 'linear', source_id: 4 }];
     await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: again.slice(0, 3) });
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     const middle = await changes.head();
     await t.alice.post('/api/v1/tasks/bulk', { session_id: s.id, tasks: again });
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     const rows = await changes.after({ orgIds: [], ownerId: alice, after: start, limit: 100 });
     expect(rows.map((r) => r.action).sort()).toEqual(['created', 'created', 'updated', 'updated']);
     expect((await changes.after({ orgIds: [], ownerId: alice, after: middle, limit: 100 })).map((r) => r.action)).toEqual(['created']);
@@ -69,11 +69,11 @@ describeEachDialect('change log', (dialect) => {
   it('never lets a reader pass a change that commits later with a smaller id', async () => {
     const changes = createChangesRepository(t.storage);
     const owner = await userId('bob');
-    await t.storage.sequenceChanges();
+    await createChangesRepository(t.storage).sequence();
     const seen: number[] = [];
     let cursor = await changes.head();
     const poll = async () => {
-      await t.storage.sequenceChanges();
+      await createChangesRepository(t.storage).sequence();
       const rows = await changes.after({ orgIds: [], ownerId: owner, after: cursor, limit: 100 });
       seen.push(...rows.map((r) => r.record_id));
       cursor = rows.at(-1)?.position ?? cursor;

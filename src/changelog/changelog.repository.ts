@@ -1,7 +1,14 @@
-import type { Db, Storage } from '../../storage/database.js';
-import { type Audience, type ChangeAction, parseJson } from '../../storage/columns.js';
-import type { ChangeRow, NewChange } from '../../storage/tables.js';
-import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { sql } from 'kysely';
+import type { Db, Storage } from '../storage/database.js';
+import { parseJson } from '../storage/columns.js';
+import type { Audience, ChangeAction } from '../domain/vocabulary.js';
+import type { ChangeRow, NewChange } from '../storage/tables.js';
+
+/** Who reads the log: a user and the orgs the user is in (an authenticated caller is one). */
+export interface ChangeReader {
+  readonly id: number;
+  readonly orgIds: readonly number[];
+}
 
 /** A change-log row that has its place in commit order. */
 export type PositionedChange = ChangeRow & { position: number };
@@ -11,14 +18,14 @@ export type PositionedChange = ChangeRow & { position: number };
  * the audience: the change feed and webhooks tell a deletion or a lost sight only to them.
  * A user no longer in the session's org is told nothing.
  */
-export function sawBefore(user: AuthenticatedUser, row: ChangeRow): boolean {
+export function sawBefore(user: ChangeReader, row: ChangeRow): boolean {
   if (row.audience === null || row.org_id === null || !user.orgIds.includes(row.org_id)) return false;
   const audience: Audience = parseJson(row.audience);
   return audience.public || audience.users.includes(user.id);
 }
 
 /** Whether a change is one `after` reads for the user: a session of one of the user's orgs, or one of the user's tasks. */
-export const concerns = (user: AuthenticatedUser, row: ChangeRow) =>
+export const concerns = (user: ChangeReader, row: ChangeRow) =>
   row.kind === 'task' ? row.owner_id === user.id : row.org_id !== null && user.orgIds.includes(row.org_id);
 
 /** The log entry of a change to one task: only its owner reads it; `actorId` made it (the owner, or whoever deleted its session). */
@@ -37,7 +44,7 @@ export type ChangesRepository = ReturnType<typeof createChangesRepository>;
 
 /**
  * The change log: written in the transaction of every change to a session or task, read
- * by position (commit order, Storage.sequenceChanges). Built once per storage.
+ * by position (commit order, `sequence`). Built once per storage.
  */
 export function createChangesRepository(storage: Storage) {
   const chunk = Math.max(1, Math.floor(storage.maxParameters / 10));
@@ -90,6 +97,30 @@ export function createChangesRepository(storage: Storage) {
         .limit(q.limit)
         .execute();
       return rows as PositionedChange[];
+    },
+
+    /**
+     * Gives committed rows their position (commit order), so that a reader that follows
+     * positions never passes a change that commits later: the classic trap of following
+     * ids with several writers. Ids come from a sequence in insert order, but transactions
+     * commit in another order; positions go only to rows already committed (the statement
+     * sees nothing else), in id order above every position given before, one sequencer at
+     * a time (whoever does not get the lock leaves the work to whoever has it). Where
+     * writers take turns (SQLite) a row has its position, its id, as soon as it is written
+     * (a trigger, migration 0008) and this does nothing. Returns how many rows it positioned.
+     */
+    async sequence(): Promise<number> {
+      if (storage.serialWrites) return 0;
+      const positioned = await storage.transactionIfFree('focus.changes', async (trx) => {
+        const result = await sql`
+          with batch as (select id, row_number() over (order by id) as rank from changes where position is null order by id limit 10000),
+               top as (select coalesce(max(position), 0) as position from changes)
+          update changes set position = top.position + batch.rank
+          from batch, top
+          where changes.id = batch.id`.execute(trx);
+        return Number(result.numAffectedRows ?? 0);
+      });
+      return positioned ?? 0;
     },
 
     /** Deletes up to `limit` changes older than `before`; returns how many. */
