@@ -57,7 +57,9 @@ function describe(route: RouteOptions): void {
 function tagged(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (reply.routeOptions.config.etag !== true || (reply.statusCode !== 200 && reply.statusCode !== 201)) return payload;
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-  const tag = etagOf(payload);
+  // A route that keeps its body with its tag (a calendar feed) sets it; any other body is hashed here.
+  const set = reply.getHeader('etag');
+  const tag = typeof set === 'string' ? set : etagOf(payload);
   reply.header('etag', tag);
   if ((request.method === 'GET' || request.method === 'HEAD') && !noneMatch(request.headers['if-none-match'], tag)) {
     reply.code(304).removeHeader('content-type');

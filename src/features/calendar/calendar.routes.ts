@@ -113,10 +113,11 @@ export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }
     async (request, reply) => {
       const feed = found.get(request);
       if (feed === undefined) throw notFound('calendar feed');
-      const { text, truncated } = await calendar.ics(feed);
+      const { body, etag, truncated } = await calendar.ics(feed);
       if (truncated) reply.header('x-focus-feed-truncated', 'true');
       // Calendar apps poll: each poll revalidates with If-None-Match instead of trusting a cached copy.
-      return reply.header('cache-control', 'private, no-cache').type('text/calendar; charset=utf-8').send(text);
+      // The tag was computed with the bytes, once per version of the feed: the ETag rules take it as is.
+      return reply.header('cache-control', 'private, no-cache').header('etag', etag).type('text/calendar; charset=utf-8').send(body);
     },
   );
 };

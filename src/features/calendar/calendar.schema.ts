@@ -74,13 +74,18 @@ export const CalendarFeedList = Named(
   ),
 );
 
-/** The `.ics` body, for the OpenAPI document (the route sends text, not JSON). */
+/**
+ * The `.ics` body, for the OpenAPI document (the route sends text, not JSON): a string, sent
+ * as the UTF-8 bytes the feed was rendered to once (calendar.service.ts), hence Buffer in TypeScript.
+ */
 export const ICalendarText = Named(
   'ICalendar',
-  Type.String({
-    description: 'An RFC 5545 VCALENDAR: a VTIMEZONE per zone used, then one VEVENT per session.',
-    examples: ['BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Focus//Focus calendar feed//EN\r\nBEGIN:VEVENT\r\nUID:session-7@focus\r\n…\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'],
-  }),
+  Type.Unsafe<string | Buffer>(
+    Type.String({
+      description: 'An RFC 5545 VCALENDAR: a VTIMEZONE per zone used, then one VEVENT per session.',
+      examples: ['BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Focus//Focus calendar feed//EN\r\nBEGIN:VEVENT\r\nUID:session-7@focus\r\n…\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'],
+    }),
+  ),
 );
 
 /** The `.ics` path parameter: anything, so that every unknown secret gets the same 404. */

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Storage } from '../../storage/database.js';
+import { etagOf } from '../../toolkit/entity-tags.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
@@ -13,28 +15,21 @@ import { generateFeedSecret, hashFeedSecret, secretOfFile } from './calendar.sec
 import { prepareZones } from './calendar.vtimezone.js';
 
 export const DEFAULT_FEED_NAME = 'Focus sessions';
-/** Characters of rendered feeds kept at most (a feed of MAX_FEED_EVENTS sessions in as many zones is about 1.5 M). */
-const RENDERED_CHARS = 32 * 1024 * 1024;
+/** Bytes of rendered feeds kept at most (a feed of MAX_FEED_EVENTS sessions in as many zones is about 1.5 MB). */
+const RENDERED_BYTES = 32 * 1024 * 1024;
 
-/** The last text of each feed by its fingerprint, bounded in total size: the oldest go first. */
-function createRenderedFeeds() {
-  const feeds = new Map<string, { fingerprint: string; text: string }>();
-  let chars = 0;
-  return {
-    get: (key: string) => feeds.get(key),
-    set(key: string, value: { fingerprint: string; text: string }) {
-      chars -= feeds.get(key)?.text.length ?? 0;
-      feeds.delete(key);
-      for (const [oldest, entry] of feeds) {
-        if (chars + value.text.length <= RENDERED_CHARS) break;
-        feeds.delete(oldest);
-        chars -= entry.text.length;
-      }
-      feeds.set(key, value);
-      chars += value.text.length;
-    },
-  };
+/**
+ * A feed as served: its bytes and their ETag, made once per version of the feed, so that a
+ * poll of an unchanged feed neither encodes nor hashes 1.5 MB again.
+ */
+export interface RenderedFeed {
+  body: Buffer;
+  etag: string;
+  truncated: boolean;
 }
+
+/** Started by the server: every time zone's definition computed off the event loop before feeds need them. */
+export { warmZones } from './calendar.vtimezone.js';
 
 export type CalendarService = ReturnType<typeof createCalendarService>;
 
@@ -49,7 +44,8 @@ export interface FeedOfSecret {
 export function createCalendarService(storage: Storage) {
   const feeds = createCalendarRepository(storage);
   const sessions = createSessionsRepository(storage);
-  const rendered = createRenderedFeeds();
+  // The last rendering of each feed by its fingerprint, bounded in total bytes: the least recently fetched go first.
+  const rendered = new LRUCache<string, { fingerprint: string; feed: RenderedFeed }>({ maxSize: RENDERED_BYTES, sizeCalculation: ({ feed }) => Math.max(1, feed.body.length) });
 
   return {
     /** A new feed; its secret is in the answer only. 409 once the user holds MAX_FEEDS_PER_USER. */
@@ -89,15 +85,15 @@ export function createCalendarService(storage: Storage) {
       return { ...feed, rateKey: `feed:${hash}` };
     },
 
-    /** The feed's iCalendar text: at most MAX_FEED_EVENTS sessions, the most recently changed. */
-    async ics(feed: FeedOfSecret): Promise<{ text: string; truncated: boolean }> {
+    /** The feed's iCalendar bytes and ETag: at most MAX_FEED_EVENTS sessions, the most recently changed. */
+    async ics(feed: FeedOfSecret): Promise<RenderedFeed> {
       const now = new Date();
       // Every change of a session moves its updated_at and sequence: the same versions, name and
       // year make the same bytes, so a feed polled (or hammered) unchanged is written once.
       const versions = await feeds.versionsOf(feed.user, MAX_FEED_EVENTS + 1);
       const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), versions])).digest('base64url');
       const cached = rendered.get(feed.rateKey);
-      if (cached?.fingerprint === fingerprint) return { text: cached.text, truncated: versions.length > MAX_FEED_EVENTS };
+      if (cached?.fingerprint === fingerprint) return cached.feed;
       const rows = await feeds.sessionsOf(feed.user, MAX_FEED_EVENTS + 1);
       const shown = rows.slice(0, MAX_FEED_EVENTS);
       // A series stored before `rrule` was kept gets it computed here until the indexer stores it.
@@ -112,9 +108,10 @@ export function createCalendarService(storage: Storage) {
       const truncated = rows.length > shown.length;
       // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
       await prepareZones(zonesOf(shown), now);
-      const text = await buildIcs({ name: feed.name, sessions: shown, now });
-      rendered.set(feed.rateKey, { fingerprint, text });
-      return { text, truncated };
+      const body = Buffer.from(await buildIcs({ name: feed.name, sessions: shown, now }));
+      const result = { body, etag: etagOf(body), truncated };
+      rendered.set(feed.rateKey, { fingerprint, feed: result });
+      return result;
     },
   };
 }

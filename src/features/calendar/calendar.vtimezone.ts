@@ -1,187 +1,173 @@
+import { createRequire } from 'node:module';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { IANAZone } from 'luxon';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { LRUCache } from 'lru-cache';
+import { VTIMEZONE_PAST_YEARS, type ZoneDefinition, computeZone, computeZoneNow, observance, offsetReader, spanOf } from './calendar.zones.js';
+import type { ZonesRequest } from './calendar.zones-worker.js';
 
 /*
- * VTIMEZONE components made from the runtime's own time-zone database (the one luxon and
- * the recurrence engine resolve local times with), so that a calendar app reading the feed
- * puts every occurrence at the instant the API lists. Packaged VTIMEZONE sets were
- * considered and rejected: the one ical-generator suggests (@touch4it/ical-timezones)
- * ships 2018 data (Mexico City still with DST, abolished in 2022).
+ * VTIMEZONE components made from the runtime's own time-zone database (calendar.zones.ts
+ * computes them). Packaged VTIMEZONE sets were considered and rejected: the one
+ * ical-generator suggests (@touch4it/ical-timezones) ships 2018 data (Mexico City still
+ * with DST, abolished in 2022).
  *
- * Form: every offset change from the earliest year a feed needs through next year is an
- * observance of its own (exact whatever the rules were), and the changes of the last year
- * are written as yearly rules (`RRULE:FREQ=YEARLY;BYMONTH=…;BYDAY=…`) when the year before
- * followed the same rules, so that open-ended series stay right in the years after.
- *
- * Cost: a zone's changes over the whole span are found once per process and year (probes
- * PROBE_STEP apart, each change bisected to its minute: about 3,000 probes, a few ms) and
- * kept with their observance text; a feed only slices and joins them. prepareZones does
- * the first computations a turn of the event loop each, so a feed full of zones never
- * holds other requests.
+ * Cost: each zone's definition is computed once per process and year, off the event loop,
+ * by the zones worker (a worker thread): at start for every zone the runtime names
+ * (warmZones, 2.4 s of the worker's CPU), and on demand, ahead of that pass, for a zone a
+ * feed needs first (prepareZones awaits it without holding the event loop). A feed then
+ * only slices and joins the cached text. Should the worker be unavailable, prepareZones
+ * computes here a slice at a time, giving the event loop a turn between slices.
  */
 
-const MINUTE = 60_000;
-const DAY = 86_400_000;
-/** How far back a VTIMEZONE goes at most: an older occurrence is read with the oldest offset written. */
-export const VTIMEZONE_PAST_YEARS = 30;
-/**
- * Probes this far apart see every offset that lasted longer: the shortest one in the
- * time-zone data since 1996 lasted 7 days (Brazil's Noronha, Recife, Boa Vista in October 2000).
- */
-const PROBE_STEP = 4 * DAY;
 /** Zones kept at most (the runtime knows about 600 names, aliases included). */
 const MAX_ZONES = 1024;
-/** Probes between pauses of a computation: well under a millisecond each on an idle machine. */
-const SLICE_PROBES = 200;
-const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'] as const;
 
-interface Transition {
-  /** The first instant (epoch ms) of the new offset. */
-  at: number;
-  /** Offsets in minutes east of UTC. */
-  from: number;
-  to: number;
-}
-
-/** Offsets through one formatter per zone: Intl's `longOffset` text is several times cheaper than luxon's offset(). */
-function offsetReader(timezone: string): (ms: number) => number {
-  const format = new Intl.DateTimeFormat('en-US', { timeZone: timezone, timeZoneName: 'longOffset' });
-  return (ms) => {
-    const m = /GMT(?:([+-])(\d{2}):(\d{2}))?$/.exec(format.format(ms));
-    if (m === null || m[1] === undefined) return 0;
-    return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
-  };
-}
-
-/**
- * The offset changes in (start, end], found by probing PROBE_STEP apart and bisecting each
- * change to its minute. A generator: it pauses about every SLICE_PROBES probes, so that a
- * caller may give the event loop a turn (prepareZones) or run it to the end (vtimezone).
- */
-function* transitionsBetween(offset: (ms: number) => number, start: number, end: number): Generator<void, Transition[]> {
-  const out: Transition[] = [];
-  let before = offset(start);
-  let at = start;
-  let probes = 0;
-  while (at < end) {
-    if (++probes % SLICE_PROBES === 0) yield;
-    const next = Math.min(at + PROBE_STEP, end);
-    if (offset(next) === before) {
-      at = next;
-      continue;
-    }
-    // Offsets change on a minute: bisect down to the first minute of the change, then go on from there.
-    let lo = at / MINUTE;
-    let hi = next / MINUTE;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (offset(mid * MINUTE) === before) lo = mid;
-      else hi = mid;
-    }
-    const to = offset(hi * MINUTE);
-    out.push({ at: hi * MINUTE, from: before, to });
-    before = to;
-    at = hi * MINUTE;
-  }
-  return out;
-}
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-/** `YYYYMMDDTHHMMSS` of the wall clock `offset` minutes east of UTC at instant `ms`. */
-function wallText(ms: number, offset: number): string {
-  const d = new Date(ms + offset * MINUTE);
-  return `${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`;
-}
-
-const offsetText = (minutes: number) => `${minutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(minutes) / 60))}${pad(Math.abs(minutes) % 60)}`;
-
-/** The yearly rule a change follows, as `BYMONTH=…;BYDAY=…` with its wall time and offsets, to compare years. */
-function yearlyRule(t: Transition): { rule: string; key: string } {
-  const wall = new Date(t.at + t.from * MINUTE);
-  const day = wall.getUTCDate();
-  const daysInMonth = new Date(Date.UTC(wall.getUTCFullYear(), wall.getUTCMonth() + 1, 0)).getUTCDate();
-  const nth = day + 7 > daysInMonth ? -1 : Math.ceil(day / 7);
-  const rule = `FREQ=YEARLY;BYMONTH=${wall.getUTCMonth() + 1};BYDAY=${nth}${WEEKDAYS[wall.getUTCDay()] ?? 'SU'}`;
-  return { rule, key: `${rule}|${wall.getUTCHours()}:${wall.getUTCMinutes()}|${t.from}|${t.to}` };
-}
-
-function observance(t: Transition, rrule?: string): string {
-  const kind = t.to > t.from ? 'DAYLIGHT' : 'STANDARD';
-  const rule = rrule === undefined ? '' : `RRULE:${rrule}\r\n`;
-  return `BEGIN:${kind}\r\nDTSTART:${wallText(t.at, t.from)}\r\n${rule}TZOFFSETFROM:${offsetText(t.from)}\r\nTZOFFSETTO:${offsetText(t.to)}\r\nEND:${kind}`;
-}
-
-/** A zone's changes over the whole span, each with its observance text; null for a zone the runtime does not know. */
-interface ZoneDefinition {
-  thisYear: number;
-  offset: (ms: number) => number;
-  /** Offset at the span's start, before any change listed. */
-  base: number;
-  changes: Transition[];
-  observances: string[];
-}
-
-const zones = new Map<string, ZoneDefinition | null>();
-
-function* computeZone(timezone: string, thisYear: number): Generator<void, ZoneDefinition | null> {
-  if (!IANAZone.isValidZone(timezone)) return null;
-  const offset = offsetReader(timezone);
-  const start = Date.UTC(thisYear - VTIMEZONE_PAST_YEARS, 0, 1);
-  const last = thisYear + 1;
-  const changes = yield* transitionsBetween(offset, start, Date.UTC(last + 1, 0, 1));
-  const inYear = (y: number) => changes.filter((t) => new Date(t.at).getUTCFullYear() === y);
-  const lastYear = inYear(last);
-  const yearBefore = inYear(last - 1).map((t) => yearlyRule(t).key);
-  const ruled = lastYear.length > 0 && lastYear.length === yearBefore.length && lastYear.every((t, i) => yearlyRule(t).key === yearBefore[i]);
-  const observances = changes.map((t) => (ruled && lastYear.includes(t) ? observance(t, yearlyRule(t).rule) : observance(t)));
-  return { thisYear, offset, base: offset(start), changes, observances };
-}
+const zones = new LRUCache<string, ZoneDefinition>({ max: MAX_ZONES });
+/** Offsets through Intl outside a definition's span (an occurrence decades away), one formatter per zone. */
+const readers = new LRUCache<string, (ms: number) => number>({ max: MAX_ZONES });
+/** Zones asked of the worker, by `<year>|<zone>`: resolved with the definition, or undefined once the worker is gone. */
+const pending = new Map<string, { done: Promise<ZoneDefinition | undefined>; resolve: (zone: ZoneDefinition | undefined) => void }>();
+let worker: Worker | undefined;
+let workerFailed = false;
+/** Ends the worker once idle this long: its thread holds about 50 MB, and starts again in tens of milliseconds. */
+const WORKER_IDLE_MS = 30_000;
+let idle: NodeJS.Timeout | undefined;
 
 /** The zone's definition for `thisYear` when computed already. */
-function known(timezone: string, thisYear: number): ZoneDefinition | null | undefined {
+function known(timezone: string, thisYear: number): ZoneDefinition | undefined {
   const found = zones.get(timezone);
-  return found === undefined || (found !== null && found.thisYear !== thisYear) ? undefined : found;
+  return found?.thisYear === thisYear ? found : undefined;
 }
 
-function keep(timezone: string, definition: ZoneDefinition | null): ZoneDefinition | null {
-  zones.delete(timezone);
-  // Bounded: the oldest goes first (zone names come from stored sessions).
-  if (zones.size >= MAX_ZONES) zones.delete(zones.keys().next().value ?? '');
-  zones.set(timezone, definition);
-  return definition;
+/**
+ * The worker's module: the compiled file next to this one; from the TypeScript sources
+ * (the test runner), a bootstrap that loads them through tsx first.
+ */
+function workerModule(): URL {
+  if (import.meta.url.endsWith('.js')) return new URL('./calendar.zones-worker.js', import.meta.url);
+  const source = new URL('./calendar.zones-worker.ts', import.meta.url).href;
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(source)});`)}`);
 }
 
-/** The zone's definition for `thisYear`, computed here and now when not known yet. */
-function definitionOf(timezone: string, thisYear: number): ZoneDefinition | null {
-  const found = known(timezone, thisYear);
-  if (found !== undefined) return found;
+function settle(key: string, zone: ZoneDefinition | undefined): void {
+  if (zone !== undefined) zones.set(zone.timezone, zone);
+  pending.get(key)?.resolve(zone);
+  pending.delete(key);
+  if (pending.size === 0) rest();
+}
+
+/** No answer awaited: the worker no longer holds the process open, and ends after WORKER_IDLE_MS. */
+function rest(): void {
+  const resting = worker;
+  resting?.unref();
+  clearTimeout(idle);
+  idle = setTimeout(() => {
+    if (resting !== worker || pending.size > 0) return;
+    worker = undefined;
+    void resting?.terminate();
+  }, WORKER_IDLE_MS).unref();
+}
+
+/** The zones worker, started at the first need; undefined once it has failed (prepareZones then computes here). */
+function zonesWorker(): Worker | undefined {
+  if (worker !== undefined || workerFailed) return worker;
+  try {
+    worker = new Worker(workerModule());
+  } catch {
+    workerFailed = true;
+    return undefined;
+  }
+  worker.on('message', (zone: ZoneDefinition) => settle(`${zone.thisYear}|${zone.timezone}`, zone));
+  worker.on('error', () => undefined);
+  const started = worker;
+  started.once('exit', () => {
+    // Ended while idle (rest) is no failure; ended otherwise, zones are computed here from now on.
+    if (worker !== started) return;
+    workerFailed = true;
+    worker = undefined;
+    for (const key of [...pending.keys()]) settle(key, undefined);
+  });
+  return worker;
+}
+
+/** Asks the worker for the zones' definitions (those not asked yet, and the urgent ones ahead of the rest). */
+function ask(timezones: readonly string[], thisYear: number, urgent: boolean): Promise<ZoneDefinition | undefined>[] {
+  const thread = zonesWorker();
+  if (thread === undefined) return timezones.map(() => Promise.resolve(undefined));
+  const fresh: string[] = [];
+  const answers = timezones.map((timezone) => {
+    const key = `${thisYear}|${timezone}`;
+    const waiting = pending.get(key);
+    if (waiting !== undefined) return waiting.done;
+    fresh.push(timezone);
+    let resolve: (zone: ZoneDefinition | undefined) => void = () => undefined;
+    const done = new Promise<ZoneDefinition | undefined>((r) => (resolve = r));
+    pending.set(key, { done, resolve });
+    return done;
+  });
+  const message: ZonesRequest = { thisYear, zones: urgent ? [...timezones] : fresh, urgent };
+  if (message.zones.length > 0) thread.postMessage(message);
+  // Held open while answers are awaited (a CLI or a test may await nothing else), and never otherwise.
+  if (pending.size === 0) rest();
+  else {
+    clearTimeout(idle);
+    thread.ref();
+  }
+  return answers;
+}
+
+/**
+ * Starts computing every zone the runtime names, in the zones worker: a feed's zones are
+ * then cached before it is first fetched. Resolves with how many were computed (0 when the
+ * worker is unavailable: feeds then compute theirs as they come).
+ */
+export async function warmZones(now = new Date()): Promise<number> {
+  const thisYear = now.getUTCFullYear();
+  const missing = Intl.supportedValuesOf('timeZone').filter((timezone) => known(timezone, thisYear) === undefined);
+  return (await Promise.all(ask(missing, thisYear, false))).filter((zone) => zone !== undefined).length;
+}
+
+/** Computes a zone here, a slice at a time, giving the event loop a turn between slices. */
+async function computeHere(timezone: string, thisYear: number): Promise<void> {
   const steps = computeZone(timezone, thisYear);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return keep(timezone, step.value);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done === true) {
+      zones.set(timezone, step.value);
+      return;
+    }
+    await nextTurn();
   }
 }
 
 /**
- * Computes the definitions of the zones not known yet a slice at a time, giving the event
- * loop a turn between slices: a feed naming hundreds of new zones waits for them, nobody else does.
+ * The definitions of the zones not known yet, from the zones worker ahead of anything else
+ * it has to do: a feed naming hundreds of new zones waits for them, nobody else does.
  */
 export async function prepareZones(timezones: Iterable<string>, now = new Date()): Promise<void> {
   const thisYear = now.getUTCFullYear();
-  for (const timezone of new Set(timezones)) {
-    if (known(timezone, thisYear) !== undefined) continue;
-    const steps = computeZone(timezone, thisYear);
-    for (;;) {
-      const step = steps.next();
-      if (step.done === true) {
-        // Another feed may have computed it meanwhile: either result is the same.
-        keep(timezone, step.value);
-        break;
-      }
-      await nextTurn();
-    }
-  }
+  const missing = [...new Set(timezones)].filter((timezone) => known(timezone, thisYear) === undefined);
+  if (missing.length === 0) return;
+  const answers = await Promise.all(ask(missing, thisYear, true));
+  for (const [i, timezone] of missing.entries()) if (answers[i] === undefined) await computeHere(timezone, thisYear);
+}
+
+/** The zone's definition for `thisYear`; computed here and now when not prepared (a unit test, or a zone evicted meanwhile). */
+function definitionOf(timezone: string, thisYear: number): ZoneDefinition {
+  const found = known(timezone, thisYear);
+  if (found !== undefined) return found;
+  const zone = computeZoneNow(timezone, thisYear);
+  zones.set(timezone, zone);
+  return zone;
+}
+
+function readerOf(timezone: string): (ms: number) => number {
+  const found = readers.get(timezone);
+  if (found !== undefined) return found;
+  const reader = offsetReader(timezone);
+  readers.set(timezone, reader);
+  return reader;
 }
 
 /**
@@ -190,10 +176,10 @@ export async function prepareZones(timezones: Iterable<string>, now = new Date()
  */
 export function offsetAt(timezone: string, ms: number, now = new Date()): number {
   const zone = definitionOf(timezone, now.getUTCFullYear());
-  if (zone === null) return 0;
+  if (!zone.valid) return 0;
   const { changes } = zone;
-  const spanStart = Date.UTC(zone.thisYear - VTIMEZONE_PAST_YEARS, 0, 1);
-  if (ms < spanStart || ms >= Date.UTC(zone.thisYear + 2, 0, 1)) return zone.offset(ms);
+  const span = spanOf(zone.thisYear);
+  if (ms < span.start || ms >= span.end) return readerOf(timezone)(ms);
   // The last change at or before `ms`, by bisection.
   let lo = -1;
   let hi = changes.length;
@@ -213,7 +199,7 @@ export function offsetAt(timezone: string, ms: number, now = new Date()): number
 export function vtimezone(timezone: string, fromYear: number, now = new Date()): string | null {
   const thisYear = now.getUTCFullYear();
   const zone = definitionOf(timezone, thisYear);
-  if (zone === null) return null;
+  if (!zone.valid) return null;
   const start = Date.UTC(Math.min(Math.max(fromYear, thisYear - VTIMEZONE_PAST_YEARS), thisYear), 0, 1);
   // Changes strictly after the start are listed; the one in force at the start opens the definition.
   let first = 0;
