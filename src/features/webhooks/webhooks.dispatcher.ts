@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.js';
 import { type AttemptOutcome, type Claims, type Release, TURN_DELIVERIES, type Turn, createClaims } from './webhooks.claims.js';
 import { DELIVERY_TIMEOUT_MS, nextAttemptDelay } from './webhooks.events.js';
-import { createSender } from './webhooks.sender.js';
+import { type Sender, createSender } from './webhooks.sender.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
 /**
@@ -35,6 +35,8 @@ function outcomeOf(d: Attempt, status: number | null, retryScale: number): Attem
   if (delay === undefined) return { id: d.id, kind: 'failed', status, at: at.toISOString() };
   return { id: d.id, kind: 'retry', status, at: at.toISOString(), next: new Date(at.getTime() + delay).toISOString() };
 }
+
+type Settler = ReturnType<typeof createSettler>;
 
 /** Gathers outcomes and ended leases and writes them in batches: one transaction for many attempts, one writer at a time. */
 function createSettler(claims: Claims, stop: AbortSignal, log: WarnLog) {
@@ -79,6 +81,39 @@ function createSettler(claims: Claims, stop: AbortSignal, log: WarnLog) {
   };
 }
 
+/** What a turn's attempts go through. */
+interface TurnContext {
+  claims: Claims;
+  sender: Sender;
+  settler: Settler;
+  stop: AbortSignal;
+  retryScale: number;
+}
+
+/** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
+async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale }: TurnContext): Promise<boolean> {
+  const leaseEnd = Date.parse(turn.leaseUntil);
+  let next = 0;
+  let over = false;
+  const worker = async () => {
+    while (!over) {
+      // Taken before waiting: the other worker must not take the same one.
+      const d = turn.deliveries[next++];
+      if (d === undefined) break;
+      if (stop.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
+        over = true;
+        break;
+      }
+      const status = await sender.post({ url: turn.url, secret: turn.secret, eventId: d.event_id, body: d.body });
+      // Cut by shutdown: not attempted after all, sent again later.
+      if (stop.aborted && status === null) continue;
+      settler.outcome(outcomeOf(d, status, retryScale));
+    }
+  };
+  await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
+  return !over;
+}
+
 /**
  * Sends due deliveries: leases webhooks fairly (webhooks.claims.ts: across users, then
  * webhooks; shared with other instances), sends each webhook's deliveries one after
@@ -95,38 +130,15 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
   const sender = createSender(settings, DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK);
   const stop = new AbortController();
   const settler = createSettler(claims, stop.signal, log);
+  const context: TurnContext = { claims, sender, settler, stop: stop.signal, retryScale: settings.retryScale };
   const active = new Set<Promise<void>>();
   let lastClaim = 0;
-
-  /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
-  async function send(turn: Turn): Promise<boolean> {
-    const leaseEnd = Date.parse(turn.leaseUntil);
-    let next = 0;
-    let over = false;
-    const worker = async () => {
-      while (!over) {
-        // Taken before waiting: the other worker must not take the same one.
-        const d = turn.deliveries[next++];
-        if (d === undefined) break;
-        if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
-          over = true;
-          break;
-        }
-        const status = await sender.post({ url: turn.url, secret: turn.secret, eventId: d.event_id, body: d.body });
-        // Cut by shutdown: not attempted after all, sent again later.
-        if (stop.signal.aborted && status === null) continue;
-        settler.outcome(outcomeOf(d, status, settings.retryScale));
-      }
-    };
-    await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
-    return !over;
-  }
 
   /** One webhook's turn: batches while it has a full batch due and keeps its lease, then the lease is released. */
   async function run(turn: Turn): Promise<void> {
     for (let more = true; more; ) {
       const full = turn.deliveries.length === TURN_DELIVERIES;
-      more = (await send(turn)) && full && !stop.signal.aborted;
+      more = (await sendBatch(turn, context)) && full && !stop.signal.aborted;
       if (!more) break;
       // Recorded first: the next batch must not take what was just sent.
       await settler.settle();
