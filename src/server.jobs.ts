@@ -16,8 +16,6 @@ interface Job {
   step(): Promise<number>;
   /** After a run that handled something, once the job is idle again. */
   afterWork?(handled: number): Promise<void>;
-  /** When the app closes, after the job's timers stopped: ends work it started in the background. */
-  stop?(): Promise<void>;
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
@@ -51,7 +49,6 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers.values()) clearTimeout(timer);
-    await Promise.all(jobs.map((job) => job.stop?.() ?? Promise.resolve()));
     await Promise.allSettled([...running]);
   });
   for (const job of jobs) {

@@ -14,8 +14,11 @@ export interface DispatchWorkerData {
 /** What the dispatch thread tells the server. */
 export type FromDispatchThread = { kind: 'warn'; obj: Record<string, unknown>; msg: string };
 
-/** PostgreSQL connections of the dispatch thread: a claim, a settle and the per-attempt checks at once. */
-const THREAD_POOL_SIZE = 4;
+/**
+ * PostgreSQL connections of the dispatch thread, besides the instance's DB_POOL_SIZE
+ * (docs/deployment.md): sending is bound by CPU, not connections (docs/performance.md).
+ */
+export const DISPATCH_THREAD_CONNECTIONS = 2;
 /** After a crash, the thread starts again this much later. */
 const RESTART_MS = 1_000;
 /** The longest the server waits for the thread to record what it sent before ending it. */
@@ -79,7 +82,7 @@ function startThread(data: DispatchWorkerData, log: WarnLog & { error(obj: objec
 export function startDispatch(storage: Storage, webhooks: WebhookSettings, log: WarnLog & { error(obj: object, msg: string): void }): RunningDispatch {
   const { databaseUrl, poolSize, connectTimeoutMs, statementTimeoutMs, roomWaitMs } = storage.settings;
   if (isPostgresUrl(databaseUrl) || !databaseUrl.endsWith(':memory:')) {
-    const pool = Math.min(poolSize ?? THREAD_POOL_SIZE, THREAD_POOL_SIZE);
+    const pool = Math.min(poolSize ?? DISPATCH_THREAD_CONNECTIONS, DISPATCH_THREAD_CONNECTIONS);
     // Copied field by field: what the storage was opened with may carry more than can be cloned.
     return startThread({ storage: { databaseUrl, poolSize: pool, connectTimeoutMs, statementTimeoutMs, roomWaitMs }, webhooks: { ...webhooks } }, log);
   }
