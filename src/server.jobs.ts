@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createChangesRepository } from './changelog/changelog.repository.js';
 import { createSessionsService } from './features/sessions/sessions.service.js';
 import { createClock } from './features/webhooks/webhooks.clock.js';
-import { createDispatcher } from './features/webhooks/webhooks.dispatcher.js';
+import { startDispatch } from './features/webhooks/webhooks.dispatch-thread.js';
 import { createFanout } from './features/webhooks/webhooks.fanout.js';
 import { createWebhooksRepository } from './features/webhooks/webhooks.repository.js';
 import type { WebhookSettings } from './features/webhooks/webhooks.service.js';
@@ -16,8 +16,6 @@ interface Job {
   step(): Promise<number>;
   /** After a run that handled something, once the job is idle again. */
   afterWork?(handled: number): Promise<void>;
-  /** When the app closes, after the job's timers stopped: ends work it started in the background. */
-  stop?(): Promise<void>;
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
@@ -32,7 +30,6 @@ const INDEXER_INTERVAL_MS = 3_600_000;
 const WEBHOOK_FANOUT_INTERVAL_MS = 200;
 /** Time-triggered events fire within 5 s of their instant: the clock ticks well inside that. */
 const WEBHOOK_CLOCK_INTERVAL_MS = 1_000;
-const WEBHOOK_DISPATCH_INTERVAL_MS = 200;
 /** Delivered and failed deliveries are listed this long. */
 export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 /** Sessions indexed per step: bounded, so that a step never holds the event loop (or SQLite's write lock) long. */
@@ -52,7 +49,6 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers.values()) clearTimeout(timer);
-    await Promise.all(jobs.map((job) => job.stop?.() ?? Promise.resolve()));
     await Promise.allSettled([...running]);
   });
   for (const job of jobs) {
@@ -86,7 +82,9 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
   const fanout = createFanout(storage, sessions);
   const clock = createClock(storage, sessions);
   const webhooks = createWebhooksRepository(storage);
-  const dispatcher = createDispatcher(storage, webhookSettings, app.log);
+  // Sending runs on a thread of its own (a slow receiver holds a dispatcher slot there, never a request): the event loop serves requests.
+  const dispatch = startDispatch(storage, webhookSettings, app.log);
+  app.addHook('onClose', () => dispatch.close());
   schedule(app, [
     {
       // The outbox: every change becomes a delivery per webhook that may see it, exactly once.
@@ -98,13 +96,6 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       name: 'webhook-clock',
       everyMs: WEBHOOK_CLOCK_INTERVAL_MS,
       step: () => clock.step(),
-    },
-    {
-      // Bounded and asynchronous: a slow receiver holds a dispatcher slot, never a request.
-      name: 'webhook-dispatcher',
-      everyMs: WEBHOOK_DISPATCH_INTERVAL_MS,
-      step: () => dispatcher.step(),
-      stop: () => dispatcher.close(),
     },
     {
       name: 'webhook-purge',

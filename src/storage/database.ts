@@ -38,6 +38,8 @@ export interface StorageHooks {
  */
 export interface Storage {
   readonly db: Db;
+  /** What it was opened with: another thread opens the same database with them (webhooks.dispatch-thread.ts). */
+  readonly settings: StorageSettings;
   /** For log lines and the app's wiring only. */
   readonly engine: DialectName;
   /** Statements run synchronously on the event loop (SQLite), not on a server. */
@@ -155,6 +157,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
 
   return {
     db,
+    settings,
     engine: dialect.name,
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,

@@ -1,11 +1,7 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import type { Storage } from '../../storage/database.js';
-import { checkedLookup, isInternalAddress } from './webhooks.address.js';
-import { type AttemptOutcome, type Release, TURN_DELIVERIES, type Turn, createClaims } from './webhooks.claims.js';
+import { type AttemptOutcome, type Claims, type Release, TURN_DELIVERIES, type Turn, createClaims } from './webhooks.claims.js';
 import { DELIVERY_TIMEOUT_MS, nextAttemptDelay } from './webhooks.events.js';
+import { type Sender, createSender } from './webhooks.sender.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
 /**
@@ -25,103 +21,34 @@ export const LEASE_MS = 2.5 * DELIVERY_TIMEOUT_MS;
 const CLAIM_INTERVAL_MS = 100;
 /** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
 const SETTLE_DELAY_MS = 50;
-/** What is read of an answer: only its status matters. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 type Attempt = Turn['deliveries'][number];
+/** Where the dispatcher's warnings go: the app's logger, or the dispatch thread's messages to it. */
+export type WarnLog = { warn(obj: object, msg: string): void };
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-/**
- * Sends due deliveries: leases webhooks fairly (webhooks.claims.ts: across users, then
- * webhooks; shared with other instances), sends each webhook's deliveries one after
- * another signed per Standard Webhooks 1.0, at most DISPATCH_CONCURRENCY webhooks at once,
- * and records outcomes in batches. A 2xx within 10 s is delivered; anything else (a 3xx
- * included: redirects are not followed) is retried on the schedule of RETRY_DELAYS_MS,
- * then failed. Sockets connect only to addresses checked at connect time
- * (webhooks.address.ts). Right before each attempt the webhook is checked to exist: a
- * deleted one is sent nothing more, queued deliveries included.
- */
-export function createDispatcher(storage: Storage, settings: WebhookSettings, log: { warn(obj: object, msg: string): void }) {
-  const claims = createClaims(storage);
-  const lookup = checkedLookup(settings.allowPrivate, settings);
-  // As many sockets per host as slots: webhooks of many tenants on one host never queue behind each other here.
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK, lookup }),
-  };
-  const stop = new AbortController();
-  const active = new Set<Promise<void>>();
-  const requests = new Set<http.ClientRequest>();
+function outcomeOf(d: Attempt, status: number | null, retryScale: number): AttemptOutcome {
+  const at = new Date();
+  if (status !== null && status >= 200 && status < 300) return { id: d.id, kind: 'delivered', status, at: at.toISOString() };
+  const delay = nextAttemptDelay(d.attempts + 1, retryScale);
+  if (delay === undefined) return { id: d.id, kind: 'failed', status, at: at.toISOString() };
+  return { id: d.id, kind: 'retry', status, at: at.toISOString(), next: new Date(at.getTime() + delay).toISOString() };
+}
+
+type Settler = ReturnType<typeof createSettler>;
+
+/** Gathers outcomes and ended leases and writes them in batches: one transaction for many attempts, one writer at a time. */
+function createSettler(claims: Claims, stop: AbortSignal, log: WarnLog) {
   let outcomes: AttemptOutcome[] = [];
   let released: Release[] = [];
   let settling: Promise<void> | undefined;
-  let lastClaim = 0;
 
-  /** One POST; resolves with the status, or null when there was no answer. */
-  function post(turn: Turn, d: Attempt): Promise<number | null> {
-    const url = new URL(turn.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // An address in the URL is never looked up: check it here.
-    if (!settings.allowPrivate && isIP(host) !== 0 && isInternalAddress(host)) return Promise.resolve(null);
-    const at = new Date();
-    const signature = new Webhook(turn.secret).sign(d.event_id, at, d.body);
-    const body = Buffer.from(d.body);
-    const client = url.protocol === 'https:' ? https : http;
-    return new Promise((resolve) => {
-      const finish = (status: number | null) => {
-        clearTimeout(timer);
-        requests.delete(request);
-        resolve(status);
-      };
-      const request = client.request(
-        url,
-        {
-          method: 'POST',
-          agent: agents[url.protocol as 'http:' | 'https:'],
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            'user-agent': 'Focus-Webhooks/1',
-            'webhook-id': d.event_id,
-            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-            'webhook-signature': signature,
-          },
-        },
-        (response) => {
-          let read = 0;
-          response.on('data', (chunk: Buffer) => {
-            read += chunk.length;
-            if (read > MAX_ANSWER_BYTES) response.destroy();
-          });
-          const done = () => finish(response.statusCode ?? null);
-          response.on('end', done);
-          response.on('close', done);
-          response.on('error', done);
-        },
-      );
-      // The whole attempt, connecting included, within the timeout (one timer: cheaper than a signal per attempt).
-      const timer = setTimeout(() => request.destroy(new Error('webhook attempt timed out')), DELIVERY_TIMEOUT_MS);
-      requests.add(request);
-      request.on('error', () => finish(null));
-      request.end(body);
-    });
-  }
-
-  function outcomeOf(d: Attempt, status: number | null): AttemptOutcome {
-    const at = new Date();
-    if (status !== null && status >= 200 && status < 300) return { id: d.id, kind: 'delivered', status, at: at.toISOString() };
-    const delay = nextAttemptDelay(d.attempts + 1, settings.retryScale);
-    if (delay === undefined) return { id: d.id, kind: 'failed', status, at: at.toISOString() };
-    return { id: d.id, kind: 'retry', status, at: at.toISOString(), next: new Date(at.getTime() + delay).toISOString() };
-  }
-
-  /** Writes the outcomes gathered so far in one transaction; one writer at a time. */
   function settle(): Promise<void> {
     settling ??= (async () => {
       try {
-        // Gathers what ends meanwhile into the same transaction (see step()).
-        if (!stop.signal.aborted) await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
+        // Gathers what ends meanwhile into the same transaction.
+        if (!stop.aborted) await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
         while (outcomes.length > 0 || released.length > 0) {
           const batch = outcomes;
           const ended = released;
@@ -141,45 +68,85 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     return settling;
   }
 
-  /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
-  async function send(turn: Turn): Promise<boolean> {
-    const leaseEnd = Date.parse(turn.leaseUntil);
-    let next = 0;
-    let over = false;
-    const worker = async () => {
-      while (!over) {
-        // Taken before waiting: the other worker must not take the same one.
-        const d = turn.deliveries[next++];
-        if (d === undefined) break;
-        if (stop.signal.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
-          over = true;
-          break;
-        }
-        const status = await post(turn, d);
-        // Cut by shutdown: not attempted after all, sent again later.
-        if (stop.signal.aborted && status === null) continue;
-        outcomes.push(outcomeOf(d, status));
-        void settle();
+  return {
+    settle,
+    outcome(o: AttemptOutcome): void {
+      outcomes.push(o);
+      void settle();
+    },
+    release(r: Release): void {
+      released.push(r);
+      void settle();
+    },
+  };
+}
+
+/** What a turn's attempts go through. */
+interface TurnContext {
+  claims: Claims;
+  sender: Sender;
+  settler: Settler;
+  stop: AbortSignal;
+  retryScale: number;
+}
+
+/** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
+async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale }: TurnContext): Promise<boolean> {
+  const leaseEnd = Date.parse(turn.leaseUntil);
+  let next = 0;
+  let over = false;
+  const worker = async () => {
+    while (!over) {
+      // Taken before waiting: the other worker must not take the same one.
+      const d = turn.deliveries[next++];
+      if (d === undefined) break;
+      if (stop.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
+        over = true;
+        break;
       }
-    };
-    await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
-    return !over;
-  }
+      const status = await sender.post({ url: turn.url, secret: turn.secret, eventId: d.event_id, body: d.body });
+      // Cut by shutdown: not attempted after all, sent again later.
+      if (stop.aborted && status === null) continue;
+      settler.outcome(outcomeOf(d, status, retryScale));
+    }
+  };
+  await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
+  return !over;
+}
+
+/**
+ * Sends due deliveries: leases webhooks fairly (webhooks.claims.ts: across users, then
+ * webhooks; shared with other instances), sends each webhook's deliveries one after
+ * another signed per Standard Webhooks 1.0, at most DISPATCH_CONCURRENCY webhooks at once,
+ * and records outcomes in batches. A 2xx within 10 s is delivered; anything else (a 3xx
+ * included: redirects are not followed) is retried on the schedule of RETRY_DELAYS_MS,
+ * then failed. Sockets connect only to addresses checked at connect time
+ * (webhooks.sender.ts). Right before each attempt the webhook is checked to exist: a
+ * deleted one is sent nothing more, queued deliveries included. The server runs it on a
+ * thread of its own (webhooks.dispatch-thread.ts).
+ */
+export function createDispatcher(storage: Storage, settings: WebhookSettings, log: WarnLog) {
+  const claims = createClaims(storage);
+  const sender = createSender(settings, DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK);
+  const stop = new AbortController();
+  const settler = createSettler(claims, stop.signal, log);
+  const context: TurnContext = { claims, sender, settler, stop: stop.signal, retryScale: settings.retryScale };
+  const active = new Set<Promise<void>>();
+  let lastClaim = 0;
 
   /** One webhook's turn: batches while it has a full batch due and keeps its lease, then the lease is released. */
   async function run(turn: Turn): Promise<void> {
     for (let more = true; more; ) {
       const full = turn.deliveries.length === TURN_DELIVERIES;
-      more = (await send(turn)) && full && !stop.signal.aborted;
+      more = (await sendBatch(turn, context)) && full && !stop.signal.aborted;
       if (!more) break;
       // Recorded first: the next batch must not take what was just sent.
-      await settle();
+      await settler.settle();
       const now = Date.now();
       more = await claims.renew(turn, { now: new Date(now).toISOString(), leaseUntil: new Date(now + LEASE_MS).toISOString() });
       if (turn.deliveries.length === 0) more = false;
     }
-    released.push({ webhookId: turn.webhookId, leaseUntil: turn.leaseUntil, at: new Date().toISOString() });
-    void settle();
+    settler.release({ webhookId: turn.webhookId, leaseUntil: turn.leaseUntil, at: new Date().toISOString() });
   }
 
   return {
@@ -211,11 +178,10 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
     /** On shutdown: attempts in flight are cut, leases released, outcomes recorded. */
     async close(): Promise<void> {
       stop.abort();
-      for (const request of requests) request.destroy(new Error('shutting down'));
+      sender.cut();
       await Promise.allSettled([...active]);
-      await settle();
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      await settler.settle();
+      sender.destroy();
     },
   };
 }
