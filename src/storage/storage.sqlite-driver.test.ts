@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
-import { sqlitePath } from './sqlite.js';
-import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite.checkpointer.js';
+import { sqlitePath } from './sqlite/sqlite.js';
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite/sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
