@@ -45,6 +45,35 @@ export default tseslint.config(
     },
   },
   {
+    // The charter's limits (issue 35, item 6): files under 300 lines, functions under 80.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/**/*.test-helpers.ts'],
+    rules: {
+      'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Still over the limits while their splits land (issue 35): delete each entry as its file comes under them.
+    files: [
+      'src/features/auth/auth.repository.ts', // createAuthRepository
+      'src/features/auth/auth.service.ts', // createAuthService
+      'src/features/changes/changes.service.ts', // createChangesService
+      'src/features/events/events.hub.ts', // createEventHub
+      'src/features/sessions/sessions.index.ts', // createOccurrenceIndex
+      'src/features/sessions/sessions.participants.ts', // createParticipantsRepository
+      'src/features/sessions/sessions.repository.ts', // createSessionsRepository
+      'src/features/sessions/sessions.routes.ts', // the routes plugin
+      'src/features/webhooks/webhooks.claims.ts', // createClaims
+      'src/features/webhooks/webhooks.clock.ts', // createClock
+      'src/features/webhooks/webhooks.dispatcher.ts', // createDispatcher
+      'src/features/webhooks/webhooks.fanout.ts', // createFanout, deliveriesFor
+      'src/features/webhooks/webhooks.repository.ts', // createWebhooksRepository
+      'src/features/webhooks/webhooks.routes.ts', // the routes plugin
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

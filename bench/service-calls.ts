@@ -17,8 +17,8 @@ export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessi
 export { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from '../src/features/sessions/sessions.blocker-schema.js';
 export { MAX_TASK_PAGE } from '../src/features/tasks/tasks.schema.js';
 /** SQLite: past this many pages in the write-ahead log, a commit checkpoints on the event loop. */
-export { BACKSTOP_CHECKPOINT_PAGES } from '../src/storage/sqlite.checkpointer.js';
-export { walIndexReader } from '../src/storage/sqlite.wal-index.js';
+export { BACKSTOP_CHECKPOINT_PAGES } from '../src/storage/sqlite/sqlite.checkpointer.js';
+export { walIndexReader } from '../src/storage/sqlite/sqlite.wal-index.js';
 export { MAX_WEBHOOKS_PER_USER } from '../src/features/webhooks/webhooks.events.js';
 /** The Node flags `focus serve` runs with: the bench starts the service the same way. */
 export { SERVE_NODE_FLAGS } from '../src/cli/cli.runtime.js';

@@ -60,6 +60,16 @@ export function buildProgram(): Command {
     .helpOption('-h, --help', 'print help and exit')
     .helpCommand('help [command]', 'print the help of a command (`focus help users`) and exit');
 
+  addMigrate(program);
+  addUsers(program);
+  addTokens(program);
+  addOperatorCommands(program);
+  addServe(program);
+  program.addHelpText('after', () => `\n${commandSummary(program)}\n\n${environmentHelp()}`);
+  return program;
+}
+
+function addMigrate(program: Command): void {
   program
     .command('migrate')
     .description('apply pending migrations (never destructive) to the database DATABASE_URL names')
@@ -72,7 +82,9 @@ export function buildProgram(): Command {
       });
       print(await withStorage(migrate, { migrate: false }));
     });
+}
 
+function addUsers(program: Command): void {
   const users = program.command('users').description('add, list, disable and remove users');
   users
     .command('add')
@@ -113,7 +125,9 @@ export function buildProgram(): Command {
     .requiredOption('--org <id>', 'the org id (positive integer)', positiveInteger('org id'))
     .addHelpText('after', prints('{"handle":"alice","org_ids":[2]} (the orgs left)') + OFFBOARDING.remove)
     .action(async (handle: string, options: { org: number }) => print(await withAdmin((admin) => admin.removeMembership(handle, options.org))));
+}
 
+function addTokens(program: Command): void {
   const tokens = program.command('tokens').description('issue, list and revoke API tokens');
   tokens
     .command('issue')
@@ -137,7 +151,10 @@ export function buildProgram(): Command {
     .argument('<id>', 'the token id (from `tokens issue` or `tokens list`)', positiveInteger('token id'))
     .addHelpText('after', prints('{"id":1,"revoked":true}'))
     .action(async (id: number) => print(await withAdmin((admin) => admin.revokeToken(id))));
+}
 
+/** Commands an operator runs on any user's webhooks and feeds. */
+function addOperatorCommands(program: Command): void {
   const webhooks = program.command('webhooks').description("list and delete users' webhooks (operators)");
   webhooks
     .command('list')
@@ -171,7 +188,9 @@ export function buildProgram(): Command {
       if (!(await withOperator((s) => s.feeds.delete(id)))) throw new AdminInputError(`no calendar feed with id ${id}`);
       print({ id, deleted: true });
     });
+}
 
+function addServe(program: Command): void {
   program
     .command('serve')
     .description('serve the API (what npm start runs); SIGTERM or SIGINT drain in-flight requests and exit 0')
@@ -183,9 +202,6 @@ export function buildProgram(): Command {
       const { startServer } = await import('../server.js');
       await startServer(config);
     });
-
-  program.addHelpText('after', () => `\n${commandSummary(program)}\n\n${environmentHelp()}`);
-  return program;
 }
 
 /** Every command that does something, with its arguments: the whole CLI at a glance. */

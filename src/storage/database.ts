@@ -3,7 +3,7 @@ import type { Dialect, DialectName, SubstringIndex } from './dialect.js';
 import { runMigrations } from './migrator.js';
 import { openPostgres, postgresDialect } from './postgres.js';
 import { type Signals, postgresSignals, sqliteSignals } from './signals.js';
-import { type OpenedSqlite, openSqlite, sqliteDialect } from './sqlite.js';
+import { type OpenedSqlite, openSqlite, sqliteDialect } from './sqlite/sqlite.js';
 import { TransactionConflictError } from './storage.errors.js';
 import type { Database } from './tables.js';
 
@@ -22,6 +22,8 @@ export interface StorageSettings {
    * log's bound lengthen it, so that a disk slowed by other work cannot decide their outcome.
    */
   roomWaitMs?: number;
+  /** SQLite: the machinery of storage/sqlite/ (SqliteOptions.machinery); on unless false. */
+  sqliteMachinery?: boolean;
 }
 
 export interface StorageHooks {
@@ -140,7 +142,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
   const url = settings.databaseUrl;
   const dialect: Dialect = isPostgresUrl(url) ? postgresDialect : sqliteDialect;
   const poolSize = settings.poolSize ?? 10;
-  const sqlite = dialect === sqliteDialect ? openSqlite(url, { roomWaitMs: settings.roomWaitMs }) : undefined;
+  const sqlite = dialect === sqliteDialect ? openSqlite(url, { roomWaitMs: settings.roomWaitMs, machinery: settings.sqliteMachinery }) : undefined;
   const opened =
     sqlite?.db ??
     openPostgres(url, {

@@ -160,3 +160,17 @@ describeEachDialect('prepared queries', (dialect) => {
     expect(outside.length).toBeGreaterThan(2);
   });
 });
+
+// `npm run typecheck` holds these: a parameter path must name a string, a number or a list of them in the arguments.
+it('takes as parameters only paths of its arguments: a typo does not compile', () => {
+  const build = (db: Db, q: Query) => db.selectFrom('sessions').select('id').where('org_id', '=', q.org).limit(q.limit);
+  // @ts-expect-error a typo of 'limit'
+  expect(() => prepared(['limt'], build)).not.toThrow();
+  // @ts-expect-error a typo inside an optional argument
+  expect(() => prepared(['after.ids'], build)).not.toThrow();
+  // @ts-expect-error an object is no parameter: its fields are
+  expect(() => prepared(['after'], build)).not.toThrow();
+  // @ts-expect-error a flag stays in the shape
+  expect(() => prepared(['flag'], (db: Db, q: { flag: boolean }) => db.selectFrom('sessions').select('id').where('is_public', '=', q.flag ? 1 : 0))).not.toThrow();
+  expect(() => prepared(['after.id', 'ids', 'name'], build)).not.toThrow();
+});

@@ -1,4 +1,5 @@
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
 
 /**
@@ -28,6 +29,18 @@ class Slot {
   }
 }
 
+/** What may be a parameter: a string or a number, or a list of them (one parameter each). */
+type Slottable = string | number | bigint | readonly (string | number | bigint)[];
+
+/**
+ * The dotted paths (`a.b`) of `A`'s strings, numbers and lists of them: a parameter path
+ * that names nothing in the arguments' type, a typo, fails to compile. Undeclared, such an
+ * argument would stay in the shape, and each of its values would build a new statement.
+ */
+export type ParamPath<A> = {
+  [K in keyof A & string]-?: NonNullable<A[K]> extends Slottable ? K : NonNullable<A[K]> extends object ? `${K}.${ParamPath<NonNullable<A[K]>>}` : never;
+}[keyof A & string];
+
 type Parameter = { kind: 'fixed'; value: unknown } | { kind: 'slot'; path: string } | { kind: 'list'; paths: string[] };
 
 /** A shape's statement: its SQL, and where each parameter comes from. */
@@ -50,7 +63,7 @@ let reuses = 0;
 /** How many statements this process ran from a shape built before: what tests read to know the reuse happened. */
 export const preparedReuses = (): number => reuses;
 
-/** Shapes kept per prepared query; the oldest goes first. */
+/** Shapes kept per prepared query; the least recently used goes first. */
 const SHAPES = 256;
 
 /**
@@ -59,30 +72,26 @@ const SHAPES = 256;
  * arguments alone. A Kysely with plugins (the tests' statement capture) builds every time,
  * so that its plugins see each query.
  */
-export function prepared<A extends object, R>(params: readonly string[], build: (db: Db, args: A) => Compilable<R>): PreparedQuery<A, R> {
+export function prepared<A extends object, R>(params: readonly ParamPath<A>[], build: (db: Db, args: A) => Compilable<R>): PreparedQuery<A, R> {
   // Per database (a Kysely and its transactions share one adapter): each dialect compiles its own SQL.
-  const byDatabase = new WeakMap<object, Map<string, Shape | typeof UNPREPARABLE>>();
-  const paramPaths = new Set(params);
+  const byDatabase = new WeakMap<object, LRUCache<string, Shape | typeof UNPREPARABLE>>();
+  const paramPaths = new Set<string>(params);
 
   function compile(db: Db, args: A): { query: CompiledQuery<R>; reused: boolean } {
     const executor = db.getExecutor();
     if (executor.plugins.length > 0) return { query: build(db, args).compile(), reused: false };
     let shapes = byDatabase.get(executor.adapter);
-    if (shapes === undefined) byDatabase.set(executor.adapter, (shapes = new Map<string, Shape | typeof UNPREPARABLE>()));
+    if (shapes === undefined) byDatabase.set(executor.adapter, (shapes = new LRUCache<string, Shape | typeof UNPREPARABLE>({ max: SHAPES })));
     const values = new Map<string, unknown>();
     const key = keyOf(args, '', paramPaths, values);
     const shape = shapes.get(key);
     if (shape === UNPREPARABLE) return { query: build(db, args).compile(), reused: false };
     if (shape !== undefined) {
-      // A Map keeps insertion order: seen again, the shape becomes the newest.
-      shapes.delete(key);
-      shapes.set(key, shape);
       reuses++;
       const parameters = shape.parameters.map((p) => (p.kind === 'fixed' ? p.value : p.kind === 'slot' ? values.get(p.path) : p.paths.map((path) => values.get(path))));
       return { query: { sql: shape.sql, query: shape.query, parameters, queryId: createQueryId() }, reused: true };
     }
     const real = build(db, args).compile();
-    if (shapes.size >= SHAPES) shapes.delete(shapes.keys().next().value as string);
     shapes.set(key, shapeOf(db, args, paramPaths, build, real, values) ?? UNPREPARABLE);
     return { query: real, reused: false };
   }

@@ -100,131 +100,155 @@ export interface PostgresSignalsOptions {
  * each reconnect moves every version, since signals may have been missed meanwhile.
  */
 export function postgresSignals(url: string, options: PostgresSignalsOptions): Signals {
-  const local = new LocalChannels();
-  /** Per channel: a counter moved by every signal, and whether LISTEN on the current connection is confirmed. */
-  const state = new Map<string, { generation: number; listening: boolean; name?: string }>();
-  const byName = new Map<string, string>();
-  let client: pg.Client | undefined;
-  let connecting: Promise<void> | undefined;
-  let closed = false;
-  let retryMs = RECONNECT_MIN_MS;
-  let retryTimer: NodeJS.Timeout | undefined;
-
-  const stateOf = (channel: string) => {
-    let s = state.get(channel);
-    if (s === undefined) state.set(channel, (s = { generation: 0, listening: false }));
-    return s;
+  const listener = new PostgresListener(url, options);
+  return {
+    async publish(db, channel, payload = '') {
+      await sql`select pg_notify('focus_' || left(md5(current_schema() || ':' || ${channel}), 24), ${payload})`.execute(db);
+      // This process need not wait for its own notice to come back: anything cached here before now is stale.
+      listener.moved(channel);
+    },
+    subscribe(channel, onSignal) {
+      listener.watch(channel);
+      return listener.local.subscribe(channel, onSignal);
+    },
+    version(channel) {
+      const s = listener.watch(channel);
+      return s.listening ? String(s.generation) : undefined;
+    },
+    close: () => listener.close(),
   };
+}
 
-  const listen = async (c: pg.Client, channel: string) => {
-    const s = stateOf(channel);
+/** A channel as the listening connection knows it: a counter moved by every signal, and whether its LISTEN is confirmed. */
+interface ChannelState {
+  generation: number;
+  listening: boolean;
+  name?: string;
+}
+
+/** The dedicated LISTEN connection of postgresSignals, reconnecting with backoff. */
+class PostgresListener {
+  readonly local = new LocalChannels();
+  private readonly state = new Map<string, ChannelState>();
+  private readonly byName = new Map<string, string>();
+  private client: pg.Client | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+  private retryMs = RECONNECT_MIN_MS;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: PostgresSignalsOptions,
+  ) {}
+
+  private stateOf(channel: string): ChannelState {
+    let s = this.state.get(channel);
+    if (s === undefined) this.state.set(channel, (s = { generation: 0, listening: false }));
+    return s;
+  }
+
+  /** A signal of this process's own: moves the channel's version at once. */
+  moved(channel: string): void {
+    const s = this.state.get(channel);
+    if (s !== undefined) s.generation++;
+  }
+
+  private async listen(c: pg.Client, channel: string): Promise<void> {
+    const s = this.stateOf(channel);
     if (s.name === undefined) {
       const { rows } = await c.query<{ name: string }>(LISTEN_NAME, [channel]);
       const name = rows[0]?.name;
       if (name === undefined) throw new Error('no channel name');
       s.name = name;
-      byName.set(name, channel);
+      this.byName.set(name, channel);
     }
     await c.query(`listen ${c.escapeIdentifier(s.name)}`);
-    if (client === c) s.listening = true;
-  };
+    if (this.client === c) s.listening = true;
+  }
 
-  const drop = (c: pg.Client, error?: Error) => {
-    if (client !== c) return;
-    client = undefined;
-    for (const s of state.values()) {
+  private drop(c: pg.Client, error?: Error): void {
+    if (this.client !== c) return;
+    this.client = undefined;
+    for (const s of this.state.values()) {
       s.listening = false;
       s.generation++;
     }
-    if (error !== undefined) options.onError(error);
+    if (error !== undefined) this.options.onError(error);
     c.end().catch(() => undefined);
-    scheduleReconnect();
-  };
+    this.scheduleReconnect();
+  }
 
-  const scheduleReconnect = () => {
-    if (closed || retryTimer !== undefined) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      ensureConnected();
-    }, retryMs);
-    retryTimer.unref();
-    retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
-  };
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.ensureConnected();
+    }, this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
+  }
 
-  const ensureConnected = () => {
-    if (closed || client !== undefined || connecting !== undefined) return;
+  private ensureConnected(): void {
+    if (this.closed || this.client !== undefined || this.connecting !== undefined) return;
     const c = new pg.Client({
-      connectionString: url,
-      connectionTimeoutMillis: options.connectTimeoutMs,
+      connectionString: this.url,
+      connectionTimeoutMillis: this.options.connectTimeoutMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       application_name: 'focus-signals',
     });
-    c.on('error', (error) => drop(c, error));
-    c.on('end', () => drop(c));
+    c.on('error', (error) => this.drop(c, error));
+    c.on('end', () => this.drop(c));
     c.on('notification', (message) => {
-      const channel = byName.get(message.channel);
+      const channel = this.byName.get(message.channel);
       if (channel === undefined) return;
-      stateOf(channel).generation++;
-      local.deliver(channel, message.payload ?? '');
+      this.stateOf(channel).generation++;
+      this.local.deliver(channel, message.payload ?? '');
     });
-    connecting = (async () => {
-      try {
-        await c.connect();
-        if (closed) {
-          await c.end();
-          return;
-        }
-        client = c;
-        for (const channel of state.keys()) await listen(c, channel);
-        retryMs = RECONNECT_MIN_MS;
-      } catch (error) {
-        if (client === c) drop(c, error as Error);
-        else {
-          c.end().catch(() => undefined);
-          if (!closed) options.onError(error as Error);
-          scheduleReconnect();
-        }
-      } finally {
-        connecting = undefined;
-      }
-    })();
-  };
+    this.connecting = this.connect(c).finally(() => (this.connecting = undefined));
+  }
 
-  const watch = (channel: string) => {
-    const known = state.has(channel);
-    const s = stateOf(channel);
-    if (!known && client !== undefined && connecting === undefined) {
-      listen(client, channel).catch((error: unknown) => {
-        if (client !== undefined) drop(client, error as Error);
+  private async connect(c: pg.Client): Promise<void> {
+    try {
+      await c.connect();
+      if (this.closed) {
+        await c.end();
+        return;
+      }
+      this.client = c;
+      for (const channel of this.state.keys()) await this.listen(c, channel);
+      this.retryMs = RECONNECT_MIN_MS;
+    } catch (error) {
+      if (this.client === c) this.drop(c, error as Error);
+      else {
+        c.end().catch(() => undefined);
+        if (!this.closed) this.options.onError(error as Error);
+        this.scheduleReconnect();
+      }
+    }
+  }
+
+  /** The channel's state, listening for it from now on (connecting first if need be). */
+  watch(channel: string): ChannelState {
+    const known = this.state.has(channel);
+    const s = this.stateOf(channel);
+    const client = this.client;
+    if (!known && client !== undefined && this.connecting === undefined) {
+      this.listen(client, channel).catch((error: unknown) => {
+        if (this.client !== undefined) this.drop(this.client, error as Error);
       });
     }
-    ensureConnected();
+    this.ensureConnected();
     return s;
-  };
+  }
 
-  return {
-    async publish(db, channel, payload = '') {
-      await sql`select pg_notify('focus_' || left(md5(current_schema() || ':' || ${channel}), 24), ${payload})`.execute(db);
-      // This process need not wait for its own notice to come back: anything cached here before now is stale.
-      const s = state.get(channel);
-      if (s !== undefined) s.generation++;
-    },
-    subscribe(channel, onSignal) {
-      watch(channel);
-      return local.subscribe(channel, onSignal);
-    },
-    version(channel) {
-      const s = watch(channel);
-      return s.listening ? String(s.generation) : undefined;
-    },
-    async close() {
-      closed = true;
-      if (retryTimer !== undefined) clearTimeout(retryTimer);
-      // A connection still being made ends itself when it completes (see ensureConnected): shutdown does not wait for an unreachable server.
-      const c = client;
-      client = undefined;
-      await c?.end().catch(() => undefined);
-    },
-  };
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    // A connection still being made ends itself when it completes (see connect): shutdown does not wait for an unreachable server.
+    const c = this.client;
+    this.client = undefined;
+    await c?.end().catch(() => undefined);
+  }
 }

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
 import { translatePostgresError } from './postgres.js';
-import { openSqlite, sqlitePath } from './sqlite.js';
+import { openSqlite, sqlitePath } from './sqlite/sqlite.js';
 import {
   ForeignKeyViolationError,
   StorageUnavailableError,

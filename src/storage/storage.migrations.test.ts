@@ -6,7 +6,7 @@ import { otherSchemaVanished } from './migrator.js';
 import type { NewSession } from './tables.js';
 import * as changeLog from './migrations/0008_change_log.js';
 import { postgresDialect } from './postgres.js';
-import { sqliteDialect } from './sqlite.js';
+import { sqliteDialect } from './sqlite/sqlite.js';
 import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
 import { sessionIdsNamed } from '../features/sessions/sessions.name-search.js';

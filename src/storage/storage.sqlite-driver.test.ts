@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
-import { sqlitePath } from './sqlite.js';
-import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite.checkpointer.js';
+import { sqlitePath } from './sqlite/sqlite.js';
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite/sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
-/** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite.ts). */
+/** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite/). */
 describe('SQLite driver', () => {
   const fixture = useStorageFixture('sqlite');
 
@@ -262,7 +262,7 @@ describe('a process whose only work is a write waiting for room', () => {
   }, 90_000);
 });
 
-/** When a write transaction may begin, from the checkpointer's reports (src/storage/sqlite.checkpointer.ts). */
+/** When a write transaction may begin, from the checkpointer's reports (src/storage/sqlite/sqlite.checkpointer.ts). */
 describe('room in the write-ahead log', () => {
   const report = (log: number, checkpointed: number, passes: number): LogReport => ({ log, checkpointed, passes });
   const long = LOG_ROOM_PAGES + 1;

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlitePath } from '../../src/storage/sqlite.js';
+import { sqlitePath } from '../../src/storage/sqlite/sqlite.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
 import { seedUsers, sleep } from '../helpers/raw-http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';

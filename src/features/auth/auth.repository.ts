@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db, Storage } from '../../storage/database.js';
 
 export interface TokenLookup {
@@ -20,7 +21,7 @@ interface CachedLookup {
   found: TokenLookup | undefined;
 }
 
-/** Bounds the lookups kept; the oldest goes first. */
+/** Bounds the lookups kept; the least recently used goes first. */
 const CACHE_SIZE = 10_000;
 /**
  * A cached lookup is served for at most this long. Signals make a revocation reach every
@@ -34,7 +35,7 @@ export type AuthRepository = ReturnType<typeof createAuthRepository>;
 
 /** Users, orgs and tokens. Built once per storage: the token lookup cache lives inside. */
 export function createAuthRepository(storage: Storage) {
-  const cache = new Map<string, CachedLookup>();
+  const cache = new LRUCache<string, CachedLookup>({ max: CACHE_SIZE });
 
   /**
    * The token, its user and the user's orgs in one statement (one row per org): every
@@ -88,8 +89,6 @@ export function createAuthRepository(storage: Storage) {
       const hit = cache.get(tokenHash);
       if (hit !== undefined && hit.version === version && now - hit.readAt < AUTH_CACHE_TTL_MS) return hit.found;
       const found = await readToken(tokenHash);
-      cache.delete(tokenHash);
-      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(tokenHash, { version, readAt: now, found });
       return found;
     },

@@ -37,8 +37,8 @@ export function statementFilters(f: SessionFilters): StatementFilters {
  * listing's statements only as parameters (storage/prepared.ts): no value, a keyword
  * included, decides which statement a listing runs.
  */
-export const READER_PARAMS = ['user.id', 'user.orgIds'];
-export const FILTER_PARAMS = ['filters.orgIds', 'filters.type', 'filters.named', 'filters.folded'];
+export const READER_PARAMS = ['user.id', 'user.orgIds'] as const;
+export const FILTER_PARAMS = ['filters.orgIds', 'filters.type', 'filters.named', 'filters.folded'] as const;
 
 /**
  * The visible part of a listing comes from three streams, each read in listing order from

@@ -130,7 +130,7 @@ export function createSessionsRepository(storage: Storage) {
   });
 
   /** The statement of byIds: `ids` distinct and at least one. */
-  const byIdsQuery = prepared(['ids', ...READER_PARAMS.map((p) => `listing.${p}`), ...FILTER_PARAMS.map((p) => `listing.${p}`)], (db, q: ByIdsQuery) => {
+  const byIdsQuery = prepared(['ids', ...READER_PARAMS.map((p) => `listing.${p}` as const), ...FILTER_PARAMS.map((p) => `listing.${p}` as const)], (db, q: ByIdsQuery) => {
     const query = baseQuery(db).where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids));
     return q.listing === undefined ? query : query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
   });

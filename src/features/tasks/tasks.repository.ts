@@ -31,6 +31,11 @@ const listQuery = prepared(['ownerId', 'sessionId', 'afterId', 'limit'], (db: Db
 
 /** Tasks, always scoped to their owner. Built once per storage (its statement size limit inside). */
 export function createTasksRepository(storage: Storage) {
+  return { ...taskRows(storage), ...importedTasks(storage) };
+}
+
+/** One task or a page of them, and the writes of the task endpoints. */
+function taskRows(storage: Storage) {
   return {
     async find(db: Db, q: { ownerId: number; id: number }): Promise<TaskRow | undefined> {
       return db.selectFrom('tasks').selectAll().where('id', '=', q.id).where('owner_id', '=', q.ownerId).executeTakeFirst();
@@ -98,7 +103,12 @@ export function createTasksRepository(storage: Storage) {
       const result = await db.deleteFrom('tasks').where('id', '=', q.id).where('owner_id', '=', q.ownerId).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
+  };
+}
 
+/** Tasks by their (source, source_id) keys: what an import reads and writes. */
+function importedTasks(storage: Storage) {
+  return {
     /** The owner's tasks with these (source, source_id) keys. */
     async byKeys(db: Db, q: { ownerId: number; keys: readonly { source: string; sourceId: SourceId }[] }): Promise<TaskRow[]> {
       const bySource = new Map<string, string[]>();

@@ -22,6 +22,14 @@ const tags = ['tasks'];
 const common = [401, 429, 503] as const;
 
 export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = async (app, { tasks }) => {
+  collectionRoutes(app, tasks);
+  itemRoutes(app, tasks);
+};
+
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** `/tasks`: the page, one new task, an import. */
+function collectionRoutes(app: App, tasks: TasksService): void {
   app.get(
     '/tasks',
     {
@@ -81,7 +89,10 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
     },
     (request) => tasks.bulkImport(request.user, request.body, bodySchemaErrors(request)),
   );
+}
 
+/** `/tasks/{id}`: one task read, changed or deleted. */
+function itemRoutes(app: App, tasks: TasksService): void {
   app.get(
     '/tasks/:id',
     {
@@ -133,4 +144,4 @@ export const tasksRoutes: FastifyPluginAsyncTypebox<{ tasks: TasksService }> = a
       return reply.code(204).send(null);
     },
   );
-};
+}

@@ -11,7 +11,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { createChangesRepository, taskChange } from '../../changelog/changelog.repository.js';
 import { isSessionVisible } from '../sessions/sessions.visibility.js';
 import { sourceIdKey, toTask } from './tasks.model.js';
-import { type UpsertRow, createTasksRepository } from './tasks.repository.js';
+import { type TasksRepository, type UpsertRow, createTasksRepository } from './tasks.repository.js';
 import { type BulkBody, type CreateTaskBody, DEFAULT_TASK_PAGE, type ListTasksQuery, type SourceId, type Task, type UpdateTaskBody } from './tasks.schema.js';
 
 const NOT_VISIBLE: FieldError = { path: '/session_id', message: 'no session with this id is visible to you' };
@@ -44,12 +44,27 @@ export function createTasksService(storage: Storage) {
   const changes = createChangesRepository(storage);
 
   /** Records task changes in the change log, in the transaction that makes them. */
-  const logged = (db: Db, user: AuthenticatedUser, entries: readonly { id: number; action: ChangeAction }[], now: string) =>
+  const logged: Logged = (db, user, entries, now) =>
     changes.record(
       db,
       entries.map(({ id, action }) => taskChange({ id, action, ownerId: user.id, actorId: user.id, now })),
     );
 
+  const parts: Parts = { storage, repo, logged };
+  return { ...taskReads(parts), ...taskWrites(parts), bulkImport: bulkImporter(parts) };
+}
+
+type Logged = (db: Db, user: AuthenticatedUser, entries: readonly { id: number; action: ChangeAction }[], now: string) => Promise<unknown>;
+
+/** What the reads and writes below share. */
+interface Parts {
+  storage: Storage;
+  repo: TasksRepository;
+  logged: Logged;
+}
+
+/** Tasks as their owner reads them: pages, one task, and records for the change feed and event streams. */
+function taskReads({ storage, repo }: Parts) {
   /**
    * The current records of those of `ids` each owner owns, by owner in the order given (the
    * change feed for one user, the event streams for many): one query.
@@ -62,14 +77,6 @@ export function createTasksService(storage: Storage) {
       else rows.push(r);
     }
     return owners.map((owner) => new Map((byOwner.get(owner.id) ?? []).map((r) => [r.id, toTask(r, owner.handle)])));
-  }
-
-  /** Locks the caller's task and checks the precondition against the record GET answers. */
-  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<TaskRow> {
-    const row = await repo.lock(trx, { ownerId: user.id, id });
-    if (row === undefined) throw notFound('task');
-    await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
-    return row;
   }
 
   return {
@@ -103,7 +110,20 @@ export function createTasksService(storage: Storage) {
       if (row === undefined) throw notFound('task');
       return toTask(row, user.handle);
     },
+  };
+}
 
+/** Creating, changing and deleting one task, each in one transaction with its change-log entry. */
+function taskWrites({ storage, repo, logged }: Parts) {
+  /** Locks the caller's task and checks the precondition against the record GET answers. */
+  async function lockTask(trx: Db, user: AuthenticatedUser, id: number, precondition: Precondition<Task> | undefined): Promise<TaskRow> {
+    const row = await repo.lock(trx, { ownerId: user.id, id });
+    if (row === undefined) throw notFound('task');
+    await precondition?.(() => Promise.resolve(toTask(row, user.handle)));
+    return row;
+  }
+
+  return {
     /** `schemaErrors`: what the request schema rejected (attachValidation); the other rules are still checked so one 422 lists all. */
     async create(user: AuthenticatedUser, body: CreateTaskBody, schemaErrors: readonly FieldError[] = []): Promise<Task> {
       const errors = [...schemaErrors];
@@ -166,40 +186,42 @@ export function createTasksService(storage: Storage) {
         await logged(trx, user, [{ id, action: 'deleted' }], new Date().toISOString());
       });
     },
+  };
+}
 
-    /**
-     * Imports tasks all-or-nothing. Within one request the last item with a key wins;
-     * rows go to the database sorted by key so that overlapping concurrent imports
-     * take row locks in one order.
-     */
-    async bulkImport(user: AuthenticatedUser, body: BulkBody, schemaErrors: readonly FieldError[] = []) {
-      if (schemaErrors.length > 0) return failWith(storage.db, user, body, schemaErrors);
-      const lastByKey = new Map<string, UpsertRow>();
-      for (const item of body.tasks) {
-        lastByKey.set(keyOf(item.source, item.source_id), { context: item.context.trim(), source: item.source, sourceId: item.source_id });
-      }
-      const rows = [...lastByKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
-      const now = new Date().toISOString();
-      const stored = await storage.transaction(async (trx) => {
-        await requireVisibleSession(trx, user, body.session_id);
-        const upserted = await repo.upsert(trx, { ownerId: user.id, sessionId: body.session_id, rows, now });
-        await logged(trx, user, upserted.map((r) => ({ id: r.id, action: r.version === 1 ? 'created' : 'updated' })), now);
-        // Rows the import left as they were: not written, not logged (contract section 10), still answered.
-        const written = new Set(upserted.map((r) => keyOf(r.source ?? '', r.source_id ?? '')));
-        const kept = rows.filter((r) => !written.has(keyOf(r.source, r.sourceId)));
-        const unchanged = kept.length === 0 ? [] : await repo.byKeys(trx, { ownerId: user.id, keys: kept });
-        return { upserted, unchanged };
-      });
-      const byKey = new Map([...stored.upserted, ...stored.unchanged].map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
-      const created = stored.upserted.filter((r) => r.version === 1).length;
-      return {
-        data: body.tasks.map((item) => {
-          const row = byKey.get(keyOf(item.source, item.source_id));
-          if (row === undefined) throw new Error('upsert returned no row for an imported key');
-          return toTask(row, user.handle);
-        }),
-        meta: { created, updated: stored.upserted.length - created, unchanged: stored.unchanged.length },
-      };
-    },
+/**
+ * Imports tasks all-or-nothing. Within one request the last item with a key wins;
+ * rows go to the database sorted by key so that overlapping concurrent imports
+ * take row locks in one order.
+ */
+function bulkImporter({ storage, repo, logged }: Parts) {
+  return async function bulkImport(user: AuthenticatedUser, body: BulkBody, schemaErrors: readonly FieldError[] = []) {
+    if (schemaErrors.length > 0) return failWith(storage.db, user, body, schemaErrors);
+    const lastByKey = new Map<string, UpsertRow>();
+    for (const item of body.tasks) {
+      lastByKey.set(keyOf(item.source, item.source_id), { context: item.context.trim(), source: item.source, sourceId: item.source_id });
+    }
+    const rows = [...lastByKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    const now = new Date().toISOString();
+    const stored = await storage.transaction(async (trx) => {
+      await requireVisibleSession(trx, user, body.session_id);
+      const upserted = await repo.upsert(trx, { ownerId: user.id, sessionId: body.session_id, rows, now });
+      await logged(trx, user, upserted.map((r) => ({ id: r.id, action: r.version === 1 ? 'created' : 'updated' })), now);
+      // Rows the import left as they were: not written, not logged (contract section 10), still answered.
+      const written = new Set(upserted.map((r) => keyOf(r.source ?? '', r.source_id ?? '')));
+      const kept = rows.filter((r) => !written.has(keyOf(r.source, r.sourceId)));
+      const unchanged = kept.length === 0 ? [] : await repo.byKeys(trx, { ownerId: user.id, keys: kept });
+      return { upserted, unchanged };
+    });
+    const byKey = new Map([...stored.upserted, ...stored.unchanged].map((r) => [keyOf(r.source ?? '', r.source_id ?? ''), r]));
+    const created = stored.upserted.filter((r) => r.version === 1).length;
+    return {
+      data: body.tasks.map((item) => {
+        const row = byKey.get(keyOf(item.source, item.source_id));
+        if (row === undefined) throw new Error('upsert returned no row for an imported key');
+        return toTask(row, user.handle);
+      }),
+      meta: { created, updated: stored.upserted.length - created, unchanged: stored.unchanged.length },
+    };
   };
 }

@@ -6,6 +6,14 @@ import type { Dialect } from '../dialect.js';
 type AnyDb = Kysely<any>;
 
 export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
+  // Released: the statements stay in this order.
+  await accountTables(db, dialect);
+  await sessionTables(db, dialect);
+  await taskTables(db, dialect);
+}
+
+/** Users, orgs, memberships and tokens. */
+async function accountTables(db: AnyDb, dialect: Dialect): Promise<void> {
   const id = dialect.idType;
   await db.schema
     .createTable('users')
@@ -39,7 +47,11 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .addColumn('revoked_at', 'text')
     .addColumn('last_used_at', 'text')
     .execute();
+}
 
+/** Sessions, their collaborators, participants and removed occurrences. */
+async function sessionTables(db: AnyDb, dialect: Dialect): Promise<void> {
+  const id = dialect.idType;
   await db.schema
     .createTable('sessions')
     .addColumn('id', id, dialect.idColumn)
@@ -101,7 +113,10 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .addColumn('occurrence_date', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('session_exceptions_pk', ['session_id', 'occurrence_date'])
     .execute();
+}
 
+async function taskTables(db: AnyDb, dialect: Dialect): Promise<void> {
+  const id = dialect.idType;
   await db.schema
     .createTable('tasks')
     .addColumn('id', id, dialect.idColumn)
