@@ -35,39 +35,30 @@ async function sessionTimes(db: Db, ids: Iterable<number>): Promise<SessionTimes
   return out;
 }
 
-/** The start of a series' occurrence on its local `date`; undefined when the session is gone meanwhile. */
-function seriesStart(times: SessionTimes, sessionId: number, date: string) {
+/** The start of an occurrence: a one-off session's own, else its series' local time on `date`; undefined when the session is gone meanwhile. */
+function startOf(times: SessionTimes, sessionId: number, date: string) {
   const s = times.get(sessionId);
-  return s === undefined ? undefined : { startsAt: localToEpochMillis(date, s.time_minutes, s.timezone), duration: s.duration };
+  if (s === undefined) return undefined;
+  return { startsAt: date === ONE_OFF ? Date.parse(s.starts_at) : localToEpochMillis(date, s.time_minutes, s.timezone), duration: s.duration };
 }
 
-/** Series participation of `userIds` on the local dates [firstDay, lastDay], from the (user_id, occurrence_date, …) index alone. */
-function seriesRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
+/**
+ * Participation of `userIds` in series on the local dates [firstDay, lastDay] and in every
+ * one-off session, from the (user_id, occurrence_date, session_id, completed_at) index alone;
+ * a one-off session's start is read by id with the series' times.
+ */
+function participationRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
   return db
     .selectFrom('session_participants')
     .select(['user_id', 'session_id', 'occurrence_date', 'completed_at'])
     .where('user_id', 'in', userIds)
-    .where('occurrence_date', '>=', firstDay)
-    .where('occurrence_date', '<=', lastDay)
-    .execute();
-}
-
-/** One-off sessions' participation of `userIds` starting in [from, to). */
-function oneOffRows(db: Db, userIds: readonly number[], from: string, to: string) {
-  return db
-    .selectFrom('session_participants as sp')
-    .innerJoin('sessions as s', 's.id', 'sp.session_id')
-    .select(['sp.user_id', 'sp.completed_at', 's.starts_at', 's.duration'])
-    .where('sp.user_id', 'in', userIds)
-    .where('sp.occurrence_date', '=', ONE_OFF)
-    .where('s.starts_at', '>=', from)
-    .where('s.starts_at', '<', to)
+    .where((eb) => eb.or([eb('occurrence_date', '=', ONE_OFF), eb.and([eb('occurrence_date', '>=', firstDay), eb('occurrence_date', '<=', lastDay)])]))
     .execute();
 }
 
 /**
  * The occurrences the given users joined or completed that start in [from, to) (ISO
- * instants): three statements per USERS_PER_READ users. A series' occurrence is found by its
+ * instants): two statements per USERS_PER_READ users. A series' occurrence is found by its
  * local date, which lies within a day or two of its start in any zone (offsets are −12 to
  * +14 hours), so the dates read are widened by that and the start is then checked exactly.
  */
@@ -78,13 +69,12 @@ export async function participationHistory(db: Db, q: { userIds: readonly number
   const out: ParticipationRecord[] = [];
   for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
     const chunk = userIds.slice(i, i + USERS_PER_READ);
-    const [series, oneOff] = await Promise.all([seriesRows(db, chunk, firstDay, lastDay), oneOffRows(db, chunk, q.from, q.to)]);
-    const times = await sessionTimes(db, series.map((r) => r.session_id));
-    for (const r of series) {
-      const at = seriesStart(times, r.session_id, r.occurrence_date);
+    const rows = await participationRows(db, chunk, firstDay, lastDay);
+    const times = await sessionTimes(db, rows.map((r) => r.session_id));
+    for (const r of rows) {
+      const at = startOf(times, r.session_id, r.occurrence_date);
       if (at !== undefined && at.startsAt >= fromMs && at.startsAt < toMs) out.push({ userId: r.user_id, ...at, completed: r.completed_at !== null });
     }
-    for (const r of oneOff) out.push({ userId: r.user_id, startsAt: Date.parse(r.starts_at), duration: r.duration, completed: r.completed_at !== null });
   }
   return out;
 }
@@ -105,8 +95,8 @@ export async function completedStarts(db: Db, userId: number): Promise<number[]>
   const sessions = await sessionTimes(db, rows.map((r) => r.session_id));
   const out: number[] = [];
   for (const r of rows) {
-    const s = sessions.get(r.session_id);
-    if (s !== undefined) out.push(r.occurrence_date === ONE_OFF ? Date.parse(s.starts_at) : localToEpochMillis(r.occurrence_date, s.time_minutes, s.timezone));
+    const at = startOf(sessions, r.session_id, r.occurrence_date);
+    if (at !== undefined) out.push(at.startsAt);
   }
   return out;
 }
