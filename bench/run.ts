@@ -22,7 +22,7 @@ import { type Plan, type StatementCost, explainCalls, statementCost } from './ex
 import { type LiveGoal, benchLive } from './live.js';
 import { ADVERSARIAL_DAILY_SERIES, HOARDER_TASKS, MAX_REMOVED_OCCURRENCES, type SeedResult, plannerBody, seed } from './seed.js';
 import { benchWebhooks } from './webhooks.js';
-import { BACKSTOP_CHECKPOINT_PAGES, MIGRATION_BASE, SERVE_NODE_FLAGS, type ServiceCall, type Storage, migrateToBase, migrateToLatest, openStorage, prepareCall, walIndexReader } from './service-calls.js';
+import { BACKSTOP_CHECKPOINT_PAGES, MIGRATION_BASE, SERVE_NODE_FLAGS, type ServiceCall, type Storage, addDays, migrateToBase, migrateToLatest, openStorage, prepareCall, walIndexReader } from './service-calls.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -373,7 +373,7 @@ interface Scenario {
   /** Name of the scenario this one's req/s is compared with. */
   against?: string;
   /** What the goals judge it as. */
-  group?: 'listing' | 'adversarial' | 'write';
+  group?: 'listing' | 'adversarial' | 'write' | 'stats';
   connections?: number;
   duration?: number;
   requests: Request[];
@@ -427,6 +427,26 @@ function bearer(token: string): Record<string, string> {
 
 const sessionsPath = (params: Record<string, string>) => `/api/v1/sessions?${new URLSearchParams(params).toString()}`;
 
+/** The year the statistics scenarios ask for by week: as long a range as a request may. */
+const statsYear = () => {
+  const to = new Date().toISOString().slice(0, 10);
+  return { from: addDays(to, -365), to, group: 'week' } as const;
+};
+
+/**
+ * Statistics (contract section 11) of the streaker, ten years of daily sessions behind every
+ * streak, and of org 1's members summed; against `GET /tasks` (50) like the reads above.
+ */
+function statsScenarios(s: SeedResult): Scenario[] {
+  const get = (name: string, path: string, token: string): Scenario => ({ name, target: 'service', group: 'stats', against: TASKS_50, requests: [{ method: 'GET', path, headers: bearer(token) }] });
+  const year = new URLSearchParams(statsYear()).toString();
+  return [
+    get('GET /me/stats (10 years of daily sessions)', '/api/v1/me/stats', s.streaker.token),
+    get('GET /me/stats?group=week (366 d, 10 years)', `/api/v1/me/stats?${year}`, s.streaker.token),
+    get('GET /orgs/{id}/stats?group=week (366 d, org 1)', `/api/v1/orgs/1/stats?${year}`, s.reader.token),
+  ];
+}
+
 function scenarios(s: SeedResult): Scenario[] {
   const reader = bearer(s.reader.token);
   const writer = bearer(s.writer.token);
@@ -468,6 +488,7 @@ function scenarios(s: SeedResult): Scenario[] {
       against: TASKS_50,
       requests: [{ method: 'GET', headers: reader, setupRequest: (r) => ({ ...r, path: `/api/v1/sessions/${visible[n++ % visible.length]}` }) }],
     },
+    ...statsScenarios(s),
     {
       name: 'POST /tasks',
       target: 'service',
@@ -594,7 +615,7 @@ async function runScenario(sc: Scenario, service: Service, baseline: { child: Ch
   await drain(target.base);
   await runCannon({ ...base, duration: Math.min(5, Math.max(2, secs / 3)) });
   await drain(target.base);
-  const alone = sc.group === 'listing' || sc.group === 'adversarial' ? await oneAtATime(target.base, sc.requests[0] as Request) : undefined;
+  const alone = sc.group === 'listing' || sc.group === 'adversarial' || sc.group === 'stats' ? await oneAtATime(target.base, sc.requests[0] as Request) : undefined;
   if (alone !== undefined) await drain(target.base);
   if (sc.target === 'service') await loopDelay(service);
   let peak = 0;
@@ -724,6 +745,8 @@ async function main(): Promise<void> {
       ? []
       : shapes.filter((x) => x.adversarial).map((x): [string, string, ServiceCall] => [x.name + ADVERSARIAL, (seeded.adversaryReader as { token: string }).token, { kind: 'listSessions', query: x.query }])),
     ['GET /sessions/{id}', seeded.reader.token, { kind: 'getSession', id: seeded.sessionIds.recurring[0] ?? 1 }],
+    ['GET /me/stats (10 years of daily sessions)', seeded.streaker.token, { kind: 'myStats', query: {} }],
+    ['GET /orgs/{id}/stats?group=week (366 d, org 1)', seeded.reader.token, { kind: 'orgStats', orgId: 1, query: statsYear() }],
   ];
   const planned: Record<string, Plan[]> = {};
   const statementCosts: Record<string, StatementCost> = {};
@@ -971,6 +994,10 @@ function checkGoals({ outcomes, plans, statementCosts, dialect, interleaved, ide
     }
   }
   goals.push(...writeCostGoals(costs, reference));
+  // Contract section 11: within the request-cost bound (200 ms of server time, section 13), judged on one request alone.
+  for (const o of outcomes.filter((x) => x.group === 'stats')) {
+    goals.push({ goal: `${o.name} alone < 200 ms (request-cost bound)`, ok: o.alone !== undefined && o.alone.max < 200, detail: `alone median ${o.alone?.median ?? '?'} ms, max ${o.alone?.max ?? '?'} ms; ${o.reqPerSec.toFixed(0)} req/s` });
+  }
   const mixed = outcomes.find((o) => o.name.startsWith('mixed'));
   if (mixed?.rssSeries !== undefined && mixed.rssSeries.length >= 10) {
     const s = mixed.rssSeries;

@@ -17,6 +17,7 @@ import {
   sessionColumns,
   sourceIdColumns,
 } from './service-calls.js';
+import { type Streaker, seedStreaker } from './seed-streaker.js';
 
 export interface SeedSizes {
   orgs: number;
@@ -83,6 +84,8 @@ export interface SeedResult {
   writer: User & { taskIds: number[] };
   /** Creates and updates sessions in its own org (so that the listing orgs stay as seeded). */
   planner: User & { orgId: number; sessionIds: number[] };
+  /** Completed a daily session and a task every day for ten years, alone in an org of its own (statistics). */
+  streaker: Streaker;
   /** Tokens of ordinary users, for the mixed workload. */
   others: User[];
   /** Sessions visible to every special user (public, org 1), one-off and recurring. */
@@ -343,6 +346,12 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
 
   if (options.adversarial) rows += await seedAdversarialOrg(storage, { org: adversarialOrg, member: special.noisyMember, firstId: sizes.sessions + PLANNER_SESSIONS + 1, now });
 
+  // Last: every other row keeps the id it had before the statistics scenarios existed.
+  const streakerStarted = performance.now();
+  const streaker = await seedStreaker(storage, now);
+  rows += streaker.rows;
+  record('streaker (10 years of daily sessions)', streaker.rows, streakerStarted);
+
   const derivedStarted = performance.now();
   await afterSeed(storage);
   record('afterSeed (derived data)', 0, derivedStarted);
@@ -384,6 +393,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     importer: user(2),
     writer: { ...user(3), taskIds: Array.from({ length: 200 }, (_, i) => writerFirst + i) },
     planner: { ...user(special.planner), orgId: plannerOrg, sessionIds: plannerIds },
+    streaker,
     others: Array.from({ length: Math.min(50, sizes.users - 3) }, (_, i) => user(4 + i)),
     sessionIds: { oneOff: oneOffIds, recurring: recurringIds },
     keyword: 'review',

@@ -6,6 +6,8 @@
 import { createAuthService } from '../src/features/auth/auth.service.js';
 import type { ListSessionsQuery } from '../src/features/sessions/sessions.route-schema.js';
 import { createSessionsService } from '../src/features/sessions/sessions.service.js';
+import { createStatsReader } from '../src/features/stats/stats.reader.js';
+import type { StatsQuery } from '../src/features/stats/stats.schema.js';
 import { createTasksService } from '../src/features/tasks/tasks.service.js';
 import { type Storage, openStorage as open } from '../src/storage/database.js';
 
@@ -71,7 +73,9 @@ export type ServiceCall =
   | { kind: 'authenticate' }
   | { kind: 'listTasks'; query: Record<string, string> }
   | { kind: 'listSessions'; query: Record<string, string> }
-  | { kind: 'getSession'; id: number };
+  | { kind: 'getSession'; id: number }
+  | { kind: 'myStats'; query: StatsQuery }
+  | { kind: 'orgStats'; orgId: number; query: StatsQuery };
 
 const NUMERIC_PARAMS = new Set(['limit', 'completed', 'org_id', 'session_id']);
 
@@ -87,6 +91,8 @@ function sessionsOn(storage: Storage): ReturnType<typeof createSessionsService> 
   if (service === undefined) sessionsServices.set(storage, (service = createSessionsService(storage)));
   return service;
 }
+
+const statsOn = (storage: Storage) => createStatsReader(storage, { memberIds: (orgId) => createAuthService(storage).memberIds(orgId) });
 
 /**
  * The call, ready to run in-process as the token's user against a given storage (the bench
@@ -104,6 +110,10 @@ export async function prepareCall(storage: Storage, token: string, call: Service
       return (on) => sessionsOn(on).list(user, typedQuery<ListSessionsQuery>(call.query));
     case 'getSession':
       return (on) => sessionsOn(on).get(user, call.id);
+    case 'myStats':
+      return (on) => statsOn(on).mine(user, call.query);
+    case 'orgStats':
+      return (on) => statsOn(on).org(user, call.orgId, call.query);
     default: {
       const unreachable: never = call;
       throw new Error(`unknown call ${JSON.stringify(unreachable)}`);

@@ -12,7 +12,7 @@ const CONFIG_READERS = new Set(['config', 'app', 'server', 'cli']);
  * no two feature folders import each other. The recurrence engine imports nothing outside
  * its folder at all.
  */
-const FEATURES = ['recurrence', 'blocker', 'idempotency', 'system', 'auth', 'sessions', 'tasks', 'changes', 'events', 'calendar', 'now', 'webhooks'];
+const FEATURES = ['recurrence', 'blocker', 'idempotency', 'system', 'auth', 'sessions', 'tasks', 'changes', 'events', 'calendar', 'now', 'stats', 'webhooks'];
 const SELF_CONTAINED = new Set(['recurrence']);
 
 /**
@@ -27,9 +27,9 @@ const PUBLIC = {
   recurrence: ['recurrence.engine', 'recurrence.dates', 'recurrence.time', 'recurrence.rrule'],
   sessions: [
     'sessions.context', 'sessions.feed', 'sessions.index', 'sessions.listing-filters', 'sessions.model', 'sessions.occurrences',
-    'sessions.participants', 'sessions.read-model', 'sessions.repository', 'sessions.service', 'sessions.visibility',
+    'sessions.participants', 'sessions.read-model', 'sessions.repository', 'sessions.service', 'sessions.visibility', 'sessions.history',
   ],
-  tasks: ['tasks.model', 'tasks.service'],
+  tasks: ['tasks.model', 'tasks.service', 'tasks.completions'],
 };
 
 const isTest = (file) => /\.test\.ts$|\.test-helpers\.ts$/.test(file);

@@ -458,6 +458,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your focus statistics: minutes, sessions, tasks, streaks
+         * @description An occurrence counts in the bucket of its local start day: joined (any participation, a host’s completed own included), and when you completed it (host or participant) completed, with its duration in `focused_minutes`. A task counts in the bucket of its completion. Local days are in your home zone (`GET /me`); at most 366 days (422), `from` after `to` is 422; default the 28 days ending today, by day. Streaks: runs of consecutive local days with a completed occurrence; the current one is counted to today (a run that reached yesterday still counts), the longest over all time.
+         */
+        get: operations["getMyStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orgs/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An org’s focus statistics, summed over its members
+         * @description Members only (404 otherwise). The same buckets summed over the org’s members, with `active_members` per bucket; no per-member breakdown. An occurrence counts in the bucket of its local start day: joined (any participation, a host’s completed own included), and when you completed it (host or participant) completed, with its duration in `focused_minutes`. A task counts in the bucket of its completion. Local days are in your home zone (`GET /me`); at most 366 days (422), `from` after `to` is 422; default the 28 days ending today, by day.
+         */
+        get: operations["getOrgStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -1092,6 +1132,47 @@ export interface components {
         OccurrenceList: {
             data: components["schemas"]["Occurrence"][];
         };
+        /** @description The org’s focus statistics: its members’ summed, in your home zone; no per-member breakdown and no streaks (a streak is a person’s). */
+        OrgStats: {
+            /** @description One per period of the range, in order, zeros included. */
+            buckets: components["schemas"]["OrgStatsBucket"][];
+            totals: components["schemas"]["OrgStatsCounts"];
+        };
+        /** @description One period, summed over the members. */
+        OrgStatsBucket: {
+            /**
+             * Format: date
+             * @description The period’s first local day: the day, the Monday of the week, or the first of the month (which may precede `from`; only days from `from` to `to` are counted).
+             */
+            start: string;
+            /** @description Minutes of the occurrences completed (their durations). */
+            focused_minutes: number;
+            /** @description Occurrences completed (as host or participant), by their local start day. */
+            sessions_completed: number;
+            /** @description Occurrences joined (a host’s completed own ones included), by their local start day. */
+            sessions_joined: number;
+            /** @description Tasks whose completion happened in the period. */
+            tasks_completed: number;
+            /** @description Members with anything counted in the period (a session joined or completed, or a task completed). */
+            active_members: number;
+        };
+        /** @description The range as a whole, summed over the members. */
+        OrgStatsCounts: {
+            /** @description Minutes of the occurrences completed (their durations). */
+            focused_minutes: number;
+            /** @description Occurrences completed (as host or participant), by their local start day. */
+            sessions_completed: number;
+            /** @description Occurrences joined (a host’s completed own ones included), by their local start day. */
+            sessions_joined: number;
+            /** @description Tasks whose completion happened in the period. */
+            tasks_completed: number;
+            /** @description Members with anything counted in the period (a session joined or completed, or a task completed). */
+            active_members: number;
+        };
+        /** @description The org’s focus statistics. */
+        OrgStatsEnvelope: {
+            data: components["schemas"]["OrgStats"];
+        };
         /** @description Your part in a session (for a series: in one occurrence). */
         Participation: {
             joined: boolean;
@@ -1492,6 +1573,68 @@ export interface components {
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
+        };
+        /**
+         * @description Your focus statistics, in your home zone.
+         * @example {
+         *       "buckets": [
+         *         {
+         *           "start": "2026-11-23",
+         *           "focused_minutes": 100,
+         *           "sessions_completed": 2,
+         *           "sessions_joined": 3,
+         *           "tasks_completed": 4
+         *         }
+         *       ],
+         *       "totals": {
+         *         "focused_minutes": 100,
+         *         "sessions_completed": 2,
+         *         "sessions_joined": 3,
+         *         "tasks_completed": 4
+         *       },
+         *       "current_streak_days": 3,
+         *       "longest_streak_days": 12
+         *     }
+         */
+        Stats: {
+            /** @description One per period of the range, in order, zeros included. */
+            buckets: components["schemas"]["StatsBucket"][];
+            totals: components["schemas"]["StatsCounts"];
+            /** @description Consecutive local days, up to today, with at least one occurrence completed; today is still open, so a run that reached yesterday counts. */
+            current_streak_days: number;
+            /** @description The longest such run over all time. */
+            longest_streak_days: number;
+        };
+        /** @description One period of the range. */
+        StatsBucket: {
+            /**
+             * Format: date
+             * @description The period’s first local day: the day, the Monday of the week, or the first of the month (which may precede `from`; only days from `from` to `to` are counted).
+             */
+            start: string;
+            /** @description Minutes of the occurrences completed (their durations). */
+            focused_minutes: number;
+            /** @description Occurrences completed (as host or participant), by their local start day. */
+            sessions_completed: number;
+            /** @description Occurrences joined (a host’s completed own ones included), by their local start day. */
+            sessions_joined: number;
+            /** @description Tasks whose completion happened in the period. */
+            tasks_completed: number;
+        };
+        /** @description The range as a whole. */
+        StatsCounts: {
+            /** @description Minutes of the occurrences completed (their durations). */
+            focused_minutes: number;
+            /** @description Occurrences completed (as host or participant), by their local start day. */
+            sessions_completed: number;
+            /** @description Occurrences joined (a host’s completed own ones included), by their local start day. */
+            sessions_joined: number;
+            /** @description Tasks whose completion happened in the period. */
+            tasks_completed: number;
+        };
+        /** @description Your focus statistics. */
+        StatsEnvelope: {
+            data: components["schemas"]["Stats"];
         };
         /**
          * @description A task you committed to in a session.
@@ -4909,6 +5052,210 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMyStats: {
+        parameters: {
+            query?: {
+                /** @description First local day (inclusive) in your home zone; default 27 days before `to`. */
+                from?: string;
+                /** @description Last local day (inclusive); default today in your home zone. At most 366 days from `from`. */
+                to?: string;
+                /** @description One bucket per local day, per week (Monday to Sunday) or per calendar month. */
+                group?: "day" | "week" | "month";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your statistics. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatsEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrgStats: {
+        parameters: {
+            query?: {
+                /** @description First local day (inclusive) in your home zone; default 27 days before `to`. */
+                from?: string;
+                /** @description Last local day (inclusive); default today in your home zone. At most 366 days from `from`. */
+                to?: string;
+                /** @description One bucket per local day, per week (Monday to Sunday) or per calendar month. */
+                group?: "day" | "week" | "month";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The org’s statistics. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgStatsEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

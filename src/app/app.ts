@@ -19,6 +19,8 @@ import { createSessionsService } from '../features/sessions/sessions.service.js'
 import { nowRoutes } from '../features/now/now.routes.js';
 import { createNowService } from '../features/now/now.service.js';
 import { ProbeQuietLogController } from '../features/system/system.logging.js';
+import { createStatsReader } from '../features/stats/stats.reader.js';
+import { statsRoutes } from '../features/stats/stats.routes.js';
 import { systemRoutes } from '../features/system/system.routes.js';
 import { tasksRoutes } from '../features/tasks/tasks.routes.js';
 import { createTasksService } from '../features/tasks/tasks.service.js';
@@ -144,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
       await api.register(blockerRoutes);
+      await api.register(statsRoutes, { stats: createStatsReader(storage, { memberIds: (orgId) => auth.memberIds(orgId) }) });
       await api.register(webhooksRoutes, {
         webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),
       });

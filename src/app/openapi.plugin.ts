@@ -43,6 +43,7 @@ export const openapiPlugin = fp(
         tags: [
           { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
           { name: 'tasks', description: 'Tasks and bulk import' },
+          { name: 'stats', description: 'Focus statistics: minutes, sessions, tasks and streaks' },
           { name: 'webhooks', description: 'Webhooks: the events you may see, POSTed and signed (Standard Webhooks 1.0)' },
           { name: 'auth', description: 'The authenticated user' },
           { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },

@@ -162,6 +162,8 @@ export interface TasksTable {
   version: ColumnType<number, number | undefined, number>;
   created_at: Instant;
   updated_at: Instant;
+  /** When it last became completed; null while it is not (focus statistics count it then). */
+  completed_at: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;
 }
 
 export interface IdempotencyKeysTable {

@@ -130,6 +130,12 @@ export function createAuthRepository(storage: Storage) {
       return rows.map((r) => r.org_id);
     },
 
+    /** The ids of an org's members (read through memberships_org_idx). */
+    async memberIdsOf(db: Db, orgId: number): Promise<number[]> {
+      const rows = await db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).execute();
+      return rows.map((r) => r.user_id);
+    },
+
     async findUserByHandle(db: Db, handle: string): Promise<{ id: number; handle: string; disabled_at: string | null } | undefined> {
       return db.selectFrom('users').select(['id', 'handle', 'disabled_at']).where('handle', '=', handle).executeTakeFirst();
     },

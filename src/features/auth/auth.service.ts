@@ -149,6 +149,11 @@ export function createAuthService(storage: Storage) {
       return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone, disabled: u.disabled })) };
     },
 
+    /** The ids of an org's members: whom the org's statistics sum over. */
+    async memberIds(orgId: number): Promise<number[]> {
+      return repo.memberIdsOf(storage.db, orgId);
+    },
+
     /** The id of the user with this handle, for the other features' administrative commands. */
     async userIdOf(handle: string): Promise<number> {
       return (await existingUser(handle)).id;

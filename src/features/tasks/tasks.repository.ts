@@ -71,6 +71,7 @@ function taskRows(storage: Storage) {
           owner_id: values.ownerId,
           context: values.context,
           is_completed: values.isCompleted ? 1 : 0,
+          completed_at: values.isCompleted ? values.now : null,
           source: values.source,
           ...sourceIdColumns(values.sourceId),
           session_id: values.sessionId,
@@ -90,6 +91,8 @@ function taskRows(storage: Storage) {
         .set((eb) => ({
           ...(q.context === undefined ? {} : { context: q.context }),
           ...(q.isCompleted === undefined ? {} : { is_completed: q.isCompleted ? 1 : 0 }),
+          // A task that stays completed keeps its completion instant; reopening it clears the instant.
+          ...(q.isCompleted === undefined ? {} : { completed_at: q.isCompleted ? eb.fn.coalesce('completed_at', eb.val(q.now)) : null }),
           updated_at: q.now,
           version: eb('version', '+', 1),
         }))

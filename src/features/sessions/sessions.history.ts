@@ -1,0 +1,102 @@
+import type { Db } from '../../storage/database.js';
+import { addDays } from '../recurrence/recurrence.dates.js';
+import { localToEpochMillis } from '../recurrence/recurrence.time.js';
+import { ONE_OFF } from './sessions.occurrences.js';
+
+/** Users per statement: a large org stays within a statement's parameters. */
+const USERS_PER_READ = 500;
+/** Sessions per statement: under both databases' parameter limits (SQLite 32,766; PostgreSQL 65,535). */
+const SESSIONS_PER_READ = 30_000;
+
+/** One occurrence a user joined (every participation row is a join; the host's complete writes one too). */
+export interface ParticipationRecord {
+  userId: number;
+  /** The occurrence's start, epoch milliseconds. */
+  startsAt: number;
+  /** Minutes. */
+  duration: number;
+  completed: boolean;
+}
+
+type SessionTimes = Map<number, { time_minutes: number; duration: number; timezone: string; starts_at: string }>;
+
+/**
+ * The times of the given sessions, by id: read apart from the participation rows, so that both
+ * reads stay on an index whatever the planner guesses (a join let PostgreSQL hash-join a
+ * sequential scan of sessions for a user with thousands of rows).
+ */
+async function sessionTimes(db: Db, ids: Iterable<number>): Promise<SessionTimes> {
+  const all = [...new Set(ids)];
+  const out: SessionTimes = new Map();
+  for (let i = 0; i < all.length; i += SESSIONS_PER_READ) {
+    const rows = await db.selectFrom('sessions').select(['id', 'time_minutes', 'duration', 'timezone', 'starts_at']).where('id', 'in', all.slice(i, i + SESSIONS_PER_READ)).execute();
+    for (const r of rows) out.set(r.id, r);
+  }
+  return out;
+}
+
+/** The start of an occurrence: a one-off session's own, else its series' local time on `date`; undefined when the session is gone meanwhile. */
+function startOf(times: SessionTimes, sessionId: number, date: string) {
+  const s = times.get(sessionId);
+  if (s === undefined) return undefined;
+  return { startsAt: date === ONE_OFF ? Date.parse(s.starts_at) : localToEpochMillis(date, s.time_minutes, s.timezone), duration: s.duration };
+}
+
+/**
+ * Participation of `userIds` in series on the local dates [firstDay, lastDay] and in every
+ * one-off session, from the (user_id, occurrence_date, session_id, completed_at) index alone;
+ * a one-off session's start is read by id with the series' times.
+ */
+function participationRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
+  return db
+    .selectFrom('session_participants')
+    .select(['user_id', 'session_id', 'occurrence_date', 'completed_at'])
+    .where('user_id', 'in', userIds)
+    .where((eb) => eb.or([eb('occurrence_date', '=', ONE_OFF), eb.and([eb('occurrence_date', '>=', firstDay), eb('occurrence_date', '<=', lastDay)])]))
+    .execute();
+}
+
+/**
+ * The occurrences the given users joined or completed that start in [from, to) (ISO
+ * instants): two statements per USERS_PER_READ users. A series' occurrence is found by its
+ * local date, which lies within a day or two of its start in any zone (offsets are −12 to
+ * +14 hours), so the dates read are widened by that and the start is then checked exactly.
+ */
+export async function participationHistory(db: Db, q: { userIds: readonly number[]; from: string; to: string }): Promise<ParticipationRecord[]> {
+  const userIds = [...new Set(q.userIds)];
+  const [fromMs, toMs] = [Date.parse(q.from), Date.parse(q.to)];
+  const [firstDay, lastDay] = [addDays(q.from.slice(0, 10), -2), addDays(q.to.slice(0, 10), 1)];
+  const out: ParticipationRecord[] = [];
+  for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
+    const chunk = userIds.slice(i, i + USERS_PER_READ);
+    const rows = await participationRows(db, chunk, firstDay, lastDay);
+    const times = await sessionTimes(db, rows.map((r) => r.session_id));
+    for (const r of rows) {
+      const at = startOf(times, r.session_id, r.occurrence_date);
+      if (at !== undefined && at.startsAt >= fromMs && at.startsAt < toMs) out.push({ userId: r.user_id, ...at, completed: r.completed_at !== null });
+    }
+  }
+  return out;
+}
+
+/**
+ * The start of every occurrence the user ever completed (epoch milliseconds, in no order):
+ * what streaks are made of. Two statements: the completed rows from the covering
+ * (user_id, occurrence_date, session_id, completed_at) index, then their sessions by id;
+ * ten years of daily sessions are 3,650 index entries.
+ */
+export async function completedStarts(db: Db, userId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('session_participants')
+    .select(['session_id', 'occurrence_date'])
+    .where('user_id', '=', userId)
+    .where('completed_at', 'is not', null)
+    .execute();
+  const sessions = await sessionTimes(db, rows.map((r) => r.session_id));
+  const out: number[] = [];
+  for (const r of rows) {
+    const at = startOf(sessions, r.session_id, r.occurrence_date);
+    if (at !== undefined) out.push(at.startsAt);
+  }
+  return out;
+}
