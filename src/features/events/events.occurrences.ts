@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Storage } from '../../storage/database.js';
 import { ONE_OFF } from '../sessions/sessions.occurrences.js';
-import { occurrenceKey } from '../sessions/sessions.participants.js';
+import { occurrenceKey } from '../sessions/sessions.participants-repository.js';
 
 /** An occurrence that started or ended, and who is told: its creator, collaborators and those who joined it. */
 export interface Occurrence {

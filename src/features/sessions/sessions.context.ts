@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.js';
 import { type ChangesRepository, createChangesRepository } from '../changes/changes.repository.js';
-import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
-import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
+import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.occurrence-index.js';
+import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants-repository.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
 
 /** What the sessions service works with: storage and the repositories built on it, once. */

@@ -2,7 +2,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { canSee } from './sessions.visibility.js';
 import type { SessionsContext } from './sessions.context.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
-import { occurrenceKey } from './sessions.participants.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 import type { PageKey } from './sessions.repository.js';
 import type { Session } from './sessions.schema.js';
 

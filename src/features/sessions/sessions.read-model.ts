@@ -4,11 +4,11 @@ import { addDays } from '../recurrence/recurrence.dates.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED } from './sessions.index.js';
+import { FULLY_INDEXED } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, seriesPattern, utcToday } from './sessions.occurrences.js';
-import { occurrenceKey } from './sessions.participants.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
 

@@ -9,11 +9,11 @@ import { isOccurrence, nextOccurrenceOnOrAfter, previousOccurrenceBefore } from 
 import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
-import { indexStep, reindexSession } from './sessions.indexing.js';
+import { indexStep, reindexSession } from './sessions.indexer.js';
 import { checkRange, listSessions } from './sessions.listing.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
 import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
-import { occurrenceItem, participate } from './sessions.participation.js';
+import { occurrenceItem, participate } from './sessions.participation-actions.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
