@@ -237,6 +237,12 @@ export function createSessionsRepository(storage: Storage) {
 
     ...sessionWrites,
 
+    /** Which of `ids` exist, whoever may see them. */
+    async existing(db: Db, ids: readonly number[]): Promise<Set<number>> {
+      if (ids.length === 0) return new Set();
+      return new Set((await db.selectFrom('sessions').select('id').where('id', 'in', [...new Set(ids)]).execute()).map((r) => r.id));
+    },
+
     /**
      * Who can see the session as it is now (a change log entry keeps it, so that a reader
      * who loses sight of the session is told it is gone): every org member when it is
