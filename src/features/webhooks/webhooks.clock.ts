@@ -21,6 +21,23 @@ const shifted = (window: Window, leadMs: number): Window => ({
   to: new Date(Date.parse(window.to) + leadMs).toISOString(),
 });
 
+/** The (occurrence, webhook) pairs of subscribers involved in the occurrences, members of its org, with the events each wants. */
+async function hitsOf(storage: Storage, groups: readonly Crossing[][]): Promise<{ hits: Hit[][]; wants: Map<number, string[]> }> {
+  const userIds = [...new Set(groups.flat().flatMap((o) => [...o.users]))];
+  const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).orderBy('id').execute();
+  const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
+  const wants = new Map(hooks.map((h) => [h.id, parseJson(h.events)]));
+  const hits = groups.map((group) =>
+    group.flatMap((occurrence) =>
+      hooks.flatMap((h) => {
+        const user = principals.get(h.user_id);
+        return user !== undefined && occurrence.users.has(h.user_id) && user.orgIds.includes(occurrence.org_id) ? [{ occurrence, webhook_id: h.id, user }] : [];
+      }),
+    ),
+  );
+  return { hits, wants };
+}
+
 /**
  * Time-triggered events from the sessions' occurrence source (the index: never by expanding
  * series): each step takes the window (last checked instant, now] and enqueues
@@ -35,29 +52,12 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
 
-  /** The (occurrence, webhook) pairs of subscribers involved in the occurrences, members of its org, with the events each wants. */
-  async function hitsOf(groups: readonly Crossing[][]): Promise<{ hits: Hit[][]; wants: Map<number, string[]> }> {
-    const userIds = [...new Set(groups.flat().flatMap((o) => [...o.users]))];
-    const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).orderBy('id').execute();
-    const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
-    const wants = new Map(hooks.map((h) => [h.id, parseJson(h.events)]));
-    const hits = groups.map((group) =>
-      group.flatMap((occurrence) =>
-        hooks.flatMap((h) => {
-          const user = principals.get(h.user_id);
-          return user !== undefined && occurrence.users.has(h.user_id) && user.orgIds.includes(occurrence.org_id) ? [{ occurrence, webhook_id: h.id, user }] : [];
-        }),
-      ),
-    );
-    return { hits, wants };
-  }
-
   async function eventsIn(window: Window) {
     const [ahead, crossed] = await Promise.all([
       sessions.crossing({ ...shifted(window, STARTING_LEAD_MS), which: ['session.started'] }),
       sessions.crossing(window),
     ]);
-    const { hits, wants } = await hitsOf([ahead, crossed.filter((o) => o.event === 'session.started'), crossed.filter((o) => o.event === 'session.ended')]);
+    const { hits, wants } = await hitsOf(storage, [ahead, crossed.filter((o) => o.event === 'session.started'), crossed.filter((o) => o.event === 'session.ended')]);
     const [starting = [], started = [], ended = []] = hits;
     const found: { hit: Hit; type: TimeEvent; at: string }[] = [
       ...starting.map((hit) => ({ hit, type: 'session.starting' as const, at: new Date(Date.parse(hit.occurrence.starts_at) - STARTING_LEAD_MS).toISOString() })),
