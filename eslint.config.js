@@ -4,6 +4,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import focus from './eslint/layers.js';
 
+/** Every file of the sessions feature but its public face and wire schemas. */
+const SESSIONS_INSIDES = ['**/sessions/sessions.*', '!**/sessions/sessions.api.js', '!**/sessions/sessions.schema.js', '!**/sessions/sessions.route-schema.js', '!**/sessions/sessions.blocker-schema.js'];
+const SESSIONS_RULE = 'Import sessions through src/features/sessions/sessions.api.ts (or its wire schemas) only.';
+
 export default tseslint.config(
   // The typed client's types are generated (npm run client:generate).
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/results/', '.scratch/', '.vitest-tmp/', 'clients/typescript/schema.d.ts', 'clients/typescript/dist/'] },
@@ -72,6 +76,19 @@ export default tseslint.config(
       'src/features/webhooks/webhooks.routes.ts', // the routes plugin
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  {
+    // Sessions are used through their one public file (and the wire schemas): other
+    // features, the app, server, CLI and bench never reach into its insides (docs/architecture.md).
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    ignores: ['src/features/sessions/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: SESSIONS_INSIDES, message: SESSIONS_RULE }] }] },
+  },
+  {
+    // Tests may also use the sessions' test helpers.
+    files: ['**/*.test.ts', 'src/**/*.test-helpers.ts', 'test/**/*.ts'],
+    ignores: ['src/features/sessions/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: [...SESSIONS_INSIDES, '!**/sessions/sessions.test-helpers.js'], message: SESSIONS_RULE }] }] },
   },
   {
     files: ['**/*.js'],

@@ -5,7 +5,7 @@
  */
 import { createAuthService } from '../src/features/auth/auth.service.js';
 import type { ListSessionsQuery } from '../src/features/sessions/sessions.route-schema.js';
-import { createSessionsService } from '../src/features/sessions/sessions.service.js';
+import { type SessionsApi, sessionsApi } from '../src/features/sessions/sessions.api.js';
 import { createStatsReader } from '../src/features/stats/stats.reader.js';
 import type { StatsQuery } from '../src/features/stats/stats.schema.js';
 import { createTasksService } from '../src/features/tasks/tasks.service.js';
@@ -13,7 +13,7 @@ import { type Storage, openStorage as open } from '../src/storage/database.js';
 
 export { generateToken, hashToken } from '../src/features/auth/auth.token.js';
 export { addDays } from '../src/features/recurrence/recurrence.dates.js';
-export { type SessionModel, columnsOf as sessionColumns } from '../src/features/sessions/sessions.model.js';
+export { type SessionModel, sessionColumns } from '../src/features/sessions/sessions.api.js';
 /** A session's writable state with every optional field at its default. */
 export { MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS } from '../src/features/sessions/sessions.schema.js';
 export { MAX_SNOOZE_APPS_BYTES, MAX_WEBSITE_BLOCKER_BYTES } from '../src/features/sessions/sessions.blocker-schema.js';
@@ -63,7 +63,7 @@ const INDEX_BATCH = 2_000;
  * first-occurrence instants and rrule too), then fresh planner statistics.
  */
 export async function afterSeed(storage: Storage): Promise<void> {
-  const sessions = createSessionsService(storage);
+  const sessions = sessionsApi(storage);
   while ((await sessions.indexStep(INDEX_BATCH)) > 0);
   await storage.refreshStatistics();
 }
@@ -84,13 +84,8 @@ function typedQuery<T>(query: Record<string, string>): T {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, NUMERIC_PARAMS.has(k) ? Number(v) : v])) as T;
 }
 
-const sessionsServices = new WeakMap<Storage, ReturnType<typeof createSessionsService>>();
 /** One sessions service per storage, as the server has: calls on the same storage share what it remembers. */
-function sessionsOn(storage: Storage): ReturnType<typeof createSessionsService> {
-  let service = sessionsServices.get(storage);
-  if (service === undefined) sessionsServices.set(storage, (service = createSessionsService(storage)));
-  return service;
-}
+const sessionsOn = (storage: Storage): SessionsApi => sessionsApi(storage);
 
 const statsOn = (storage: Storage) => createStatsReader(storage, { memberIds: (orgId) => createAuthService(storage).memberIds(orgId) });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createChangesRepository } from './changelog/changelog.repository.js';
-import { createSessionsService } from './features/sessions/sessions.service.js';
+import { sessionsApi } from './features/sessions/sessions.api.js';
 import { createClock } from './features/webhooks/webhooks.clock.js';
 import { startDispatch } from './features/webhooks/webhooks.dispatch-thread.js';
 import { createFanout } from './features/webhooks/webhooks.fanout.js';
@@ -77,7 +77,7 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
 /** The background work a serving instance does; every instance may run it (each step is safe to run twice). */
 export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings = { allowPrivate: false, retryScale: 1 }): void {
   const { storage } = app;
-  const sessions = createSessionsService(storage);
+  const sessions = sessionsApi(storage);
   const changes = createChangesRepository(storage);
   const fanout = createFanout(storage, sessions);
   const clock = createClock(storage, sessions);

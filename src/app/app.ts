@@ -14,8 +14,7 @@ import { meRoutes } from '../features/auth/auth.routes.js';
 import { createAuthService } from '../features/auth/auth.service.js';
 import { calendarFeedsRoutes, icalRoutes } from '../features/calendar/calendar.routes.js';
 import { createCalendarService } from '../features/calendar/calendar.service.js';
-import { sessionsRoutes } from '../features/sessions/sessions.routes.js';
-import { createSessionsService } from '../features/sessions/sessions.service.js';
+import { sessionsApi, sessionsRoutes } from '../features/sessions/sessions.api.js';
 import { nowRoutes } from '../features/now/now.routes.js';
 import { createNowService } from '../features/now/now.service.js';
 import { ProbeQuietLogController } from '../features/system/system.logging.js';
@@ -110,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(etagPlugin);
   await app.register(openapiPlugin);
 
-  const sessions = createSessionsService(storage);
+  const sessions = sessionsApi(storage);
   const tasks = createTasksService(storage);
   const changes = createChangesService(storage, { sessions, tasks });
   const hub = createEventHub({
@@ -128,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
-  const calendar = createCalendarService(storage);
+  const calendar = createCalendarService(storage, sessions);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
     if (storage.statementsOnEventLoop) await feeds.register(concurrencyPlugin, { max: ICAL_CONCURRENCY });
@@ -144,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(tasksRoutes, { tasks });
       await api.register(changesRoutes, { changes });
       await api.register(calendarFeedsRoutes, { calendar });
-      await api.register(nowRoutes, { now: createNowService(storage) });
+      await api.register(nowRoutes, { now: createNowService(sessions) });
       await api.register(blockerRoutes);
       await api.register(statsRoutes, { stats: createStatsReader(storage, { memberIds: (orgId) => auth.memberIds(orgId) }) });
       await api.register(webhooksRoutes, {

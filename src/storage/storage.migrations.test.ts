@@ -9,7 +9,7 @@ import { postgresDialect } from './postgres.js';
 import { sqliteDialect } from './sqlite/sqlite.js';
 import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
-import { sessionIdsNamed } from '../features/sessions/sessions.name-search.js';
+import { sessionIdsNamed } from '../features/sessions/sessions.test-helpers.js';
 
 /*
  * Instances starting together on an empty database all migrate at once. Each migration

@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Db, Storage } from '../../storage/database.js';
+import type { AuthenticatedUser } from './auth.caller.js';
+import { principalsOf } from './auth.principals.js';
 
 export interface TokenLookup {
   tokenId: number;
@@ -119,12 +121,22 @@ export function createAuthRepository(storage: Storage) {
       return out;
     },
 
+    /** Principals (user and memberships) of many users at once, by id (auth.principals.ts). */
+    principals: (userIds: readonly number[]): Promise<Map<number, AuthenticatedUser>> => principalsOf(storage.db, userIds),
+
     /** Records use of the token; `found` (maybe a cached lookup) carries the new time, so concurrent requests do not write it again. */
     async touchToken(db: Db, found: TokenLookup, at: string): Promise<void> {
       found.lastUsedAt = at;
       await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', found.tokenId).execute();
     },
 
+    ...userAdministration(changed),
+  };
+}
+
+/** Users, orgs and tokens as the administrative commands change and list them; `changed` signals each write that changes a token lookup. */
+function userAdministration(changed: (db: Db, payload: string) => Promise<void>) {
+  return {
     async orgIdsOf(db: Db, userId: number): Promise<number[]> {
       const rows = await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).orderBy('org_id').execute();
       return rows.map((r) => r.org_id);
@@ -185,6 +197,14 @@ export function createAuthRepository(storage: Storage) {
       await db.updateTable('users').set({ timezone: q.timezone }).where('id', '=', q.userId).execute();
       await changed(db, `user:${q.userId}`);
     },
+
+    ...tokenAdministration(changed),
+  };
+}
+
+/** Tokens as the administrative commands issue, revoke and list them, and the user listing. */
+function tokenAdministration(changed: (db: Db, payload: string) => Promise<void>) {
+  return {
     async insertToken(
       db: Db,
       values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },

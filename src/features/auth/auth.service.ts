@@ -3,7 +3,7 @@ import { validationFailed } from '../../toolkit/errors.js';
 import { NOT_A_TIME_ZONE, canonicalTimeZone } from '../recurrence/recurrence.time.js';
 import type { AuthenticatedUser } from './auth.caller.js';
 import { isHandle } from './auth.caller.js';
-import { createAuthRepository } from './auth.repository.js';
+import { type AuthRepository, createAuthRepository } from './auth.repository.js';
 import { generateToken, hashToken, isWellFormedToken } from './auth.token.js';
 
 /** last_used_at is kept to the minute: a write per request would serialise every reader on SQLite. */
@@ -42,13 +42,6 @@ export type AuthService = ReturnType<typeof createAuthService>;
 export function createAuthService(storage: Storage) {
   const repo = createAuthRepository(storage);
 
-  async function existingUser(handle: string) {
-    requireHandle(handle);
-    const user = await repo.findUserByHandle(storage.db, handle);
-    if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
-    return user;
-  }
-
   return {
     /**
      * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
@@ -80,6 +73,9 @@ export function createAuthService(storage: Storage) {
      */
     revision: () => repo.revision(),
 
+    /** Principals (user and memberships, as a request sees its caller) of many users at once, by id. */
+    principals: (userIds: readonly number[]) => repo.principals(userIds),
+
     /** `GET /me`: the caller as the token lookup found them, no further query. */
     me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),
 
@@ -96,6 +92,21 @@ export function createAuthService(storage: Storage) {
       return { handle: user.handle, org_ids: user.orgIds, timezone };
     },
 
+    ...userAdministration(storage, repo),
+    ...tokenAdministration(storage, repo),
+  };
+}
+
+async function existingUser(storage: Storage, repo: AuthRepository, handle: string) {
+  requireHandle(handle);
+  const user = await repo.findUserByHandle(storage.db, handle);
+  if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
+  return user;
+}
+
+/** The administration of users (the CLI's commands); a bad argument is an AdminInputError. */
+function userAdministration(storage: Storage, repo: AuthRepository) {
+  return {
     /**
      * Creates the user (home zone `timezone`, default UTC) or adds orgs to an existing one;
      * with `timezone` an existing user's home zone changes too, without it it is kept.
@@ -115,6 +126,48 @@ export function createAuthService(storage: Storage) {
       return { handle, org_ids: await repo.orgIdsOf(storage.db, userId) };
     },
 
+    async listUsers() {
+      const users = await repo.listUsersWithOrgs(storage.db);
+      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone, disabled: u.disabled })) };
+    },
+
+    /** The ids of an org's members: whom the org's statistics sum over. */
+    async memberIds(orgId: number): Promise<number[]> {
+      return repo.memberIdsOf(storage.db, orgId);
+    },
+
+    /** The id of the user with this handle, for the other features' administrative commands. */
+    async userIdOf(handle: string): Promise<number> {
+      return (await existingUser(storage, repo, handle)).id;
+    },
+
+    /**
+     * Off-boarding (contract section 13): while disabled, every token of the user is refused
+     * (401), and the event streams, webhooks and calendar feeds that read this flag stop.
+     * Reversible with `enabled: false`; the tokens are kept, not revoked.
+     */
+    async setDisabled(handle: string, disabled: boolean) {
+      const user = await existingUser(storage, repo, handle);
+      await repo.setDisabled(storage.db, { userId: user.id, at: disabled ? new Date().toISOString() : null });
+      return { handle, disabled };
+    },
+
+    /** Ends the user's membership of `orgId`: their tokens, streams, webhooks and feeds no longer see its sessions. */
+    async removeMembership(handle: string, orgId: number) {
+      const user = await existingUser(storage, repo, handle);
+      if (!(await repo.removeMembership(storage.db, { userId: user.id, orgId }))) {
+        throw new AdminInputError(`${handle} is not a member of org ${orgId}`);
+      }
+      return { handle, org_ids: await repo.orgIdsOf(storage.db, user.id) };
+    },
+
+    countUsers: () => repo.countUsers(storage.db),
+  };
+}
+
+/** The administration of tokens (the CLI's commands); a bad argument is an AdminInputError. */
+function tokenAdministration(storage: Storage, repo: AuthRepository) {
+  return {
     async issueToken(handle: string, options: { name?: string; ttl?: string } = {}) {
       const { name } = options;
       // eslint-disable-next-line no-control-regex
@@ -144,44 +197,9 @@ export function createAuthService(storage: Storage) {
       return { id, revoked: true as const };
     },
 
-    async listUsers() {
-      const users = await repo.listUsersWithOrgs(storage.db);
-      return { data: users.map((u) => ({ handle: u.handle, org_ids: u.orgIds, timezone: u.timezone, disabled: u.disabled })) };
-    },
-
-    /** The ids of an org's members: whom the org's statistics sum over. */
-    async memberIds(orgId: number): Promise<number[]> {
-      return repo.memberIdsOf(storage.db, orgId);
-    },
-
-    /** The id of the user with this handle, for the other features' administrative commands. */
-    async userIdOf(handle: string): Promise<number> {
-      return (await existingUser(handle)).id;
-    },
-
-    /**
-     * Off-boarding (contract section 13): while disabled, every token of the user is refused
-     * (401), and the event streams, webhooks and calendar feeds that read this flag stop.
-     * Reversible with `enabled: false`; the tokens are kept, not revoked.
-     */
-    async setDisabled(handle: string, disabled: boolean) {
-      const user = await existingUser(handle);
-      await repo.setDisabled(storage.db, { userId: user.id, at: disabled ? new Date().toISOString() : null });
-      return { handle, disabled };
-    },
-
-    /** Ends the user's membership of `orgId`: their tokens, streams, webhooks and feeds no longer see its sessions. */
-    async removeMembership(handle: string, orgId: number) {
-      const user = await existingUser(handle);
-      if (!(await repo.removeMembership(storage.db, { userId: user.id, orgId }))) {
-        throw new AdminInputError(`${handle} is not a member of org ${orgId}`);
-      }
-      return { handle, org_ids: await repo.orgIdsOf(storage.db, user.id) };
-    },
-
     /** Every token, or one user's: its metadata only, never the token or its hash. */
     async listTokens(handle?: string) {
-      const userId = handle === undefined ? undefined : (await existingUser(handle)).id;
+      const userId = handle === undefined ? undefined : (await existingUser(storage, repo, handle)).id;
       const rows = await repo.listTokens(storage.db, userId);
       return {
         data: rows.map((t) => ({
@@ -195,7 +213,5 @@ export function createAuthService(storage: Storage) {
         })),
       };
     },
-
-    countUsers: () => repo.countUsers(storage.db),
   };
 }

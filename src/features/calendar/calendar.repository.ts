@@ -1,14 +1,13 @@
 import type { Db, Storage } from '../../storage/database.js';
-import type { CalendarFeedRow, SessionRow } from '../../storage/tables.js';
+import type { CalendarFeedRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { involvedIds } from '../sessions/sessions.listing-filters.js';
-import { visibleTo } from '../sessions/sessions.visibility.js';
+import { principalsOf } from '../auth/auth.principals.js';
 
 export type CalendarRepository = ReturnType<typeof createCalendarRepository>;
 
 const FEED_COLUMNS = ['id', 'name', 'created_at'] as const;
 
-/** Calendar feeds, and the sessions a feed shows. Built once per storage. */
+/** Calendar feeds (the sessions a feed shows come from the sessions api). Built once per storage. */
 export function createCalendarRepository(storage: Storage) {
   return {
     async insert(db: Db, q: { userId: number; name: string; secretHash: string; now: string }): Promise<Pick<CalendarFeedRow, 'id' | 'name' | 'created_at'>> {
@@ -40,38 +39,13 @@ export function createCalendarRepository(storage: Storage) {
       const row = await storage.db
         .selectFrom('calendar_feeds')
         .innerJoin('users', 'users.id', 'calendar_feeds.user_id')
-        .select(['calendar_feeds.name', 'users.id', 'users.handle', 'users.timezone'])
+        .select(['calendar_feeds.name', 'users.id'])
         .where('calendar_feeds.secret_hash', '=', secretHash)
         // A disabled user's feeds answer as a revoked one does (contract section 13).
         .where('users.disabled_at', 'is', null)
         .executeTakeFirst();
-      if (row === undefined) return undefined;
-      const orgs = await storage.db.selectFrom('memberships').select('org_id').where('user_id', '=', row.id).orderBy('org_id').execute();
-      return { name: row.name, user: { id: row.id, handle: row.handle, timezone: row.timezone, orgIds: orgs.map((o) => o.org_id) } };
-    },
-
-    /**
-     * The sessions the user created, collaborates on or joined and can still see, the most
-     * recently changed first, at most `limit`.
-     */
-    sessionsOf(user: AuthenticatedUser, limit: number): Promise<SessionRow[]> {
-      return shownTo(user, limit).selectAll('sessions').execute();
-    },
-
-    /** What identifies each version of those sessions (id, updated_at, sequence), in the same order: a cheap fingerprint of the feed. */
-    versionsOf(user: AuthenticatedUser, limit: number) {
-      return shownTo(user, limit).select(['sessions.id', 'sessions.updated_at', 'sessions.sequence']).execute();
+      const user = row === undefined ? undefined : (await principalsOf(storage.db, [row.id])).get(row.id);
+      return row === undefined || user === undefined ? undefined : { name: row.name, user };
     },
   };
-
-  /** The sessions the user created, collaborates on or joined and can still see, the most recently changed first. */
-  function shownTo(user: AuthenticatedUser, limit: number) {
-    return storage.db
-      .selectFrom('sessions')
-      .where(visibleTo(user))
-      .where((eb) => eb.or([eb('sessions.created_by', '=', user.id), eb('sessions.id', 'in', involvedIds(storage.db, user))]))
-      .orderBy('sessions.updated_at', 'desc')
-      .orderBy('sessions.id', 'desc')
-      .limit(limit);
-  }
 }

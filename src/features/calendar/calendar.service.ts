@@ -4,9 +4,7 @@ import type { Storage } from '../../storage/database.js';
 import { etagOf } from '../../toolkit/entity-tags.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { toRRule } from '../recurrence/recurrence.rrule.js';
-import { seriesPattern } from '../sessions/sessions.occurrences.js';
-import { createSessionsRepository } from '../sessions/sessions.repository.js';
+import type { SessionsApi } from '../sessions/sessions.api.js';
 import { buildIcs, zonesOf } from './calendar.ics.js';
 import { toCalendarFeed, toCreatedCalendarFeed } from './calendar.model.js';
 import { createCalendarRepository } from './calendar.repository.js';
@@ -41,9 +39,8 @@ export interface FeedOfSecret {
 }
 
 /** Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves. Built once per storage. */
-export function createCalendarService(storage: Storage) {
+export function createCalendarService(storage: Storage, sessions: SessionsApi) {
   const feeds = createCalendarRepository(storage);
-  const sessions = createSessionsRepository(storage);
   // The last rendering of each feed by its fingerprint, bounded in total bytes: the least recently fetched go first.
   const rendered = new LRUCache<string, { fingerprint: string; feed: RenderedFeed }>({ maxSize: RENDERED_BYTES, sizeCalculation: ({ feed }) => Math.max(1, feed.body.length) });
 
@@ -90,21 +87,13 @@ export function createCalendarService(storage: Storage) {
       const now = new Date();
       // Every change of a session moves its updated_at and sequence: the same versions, name and
       // year make the same bytes, so a feed polled (or hammered) unchanged is written once.
-      const versions = await feeds.versionsOf(feed.user, MAX_FEED_EVENTS + 1);
+      const versions = await sessions.feedVersions(feed.user, MAX_FEED_EVENTS + 1);
       const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), versions])).digest('base64url');
       const cached = rendered.get(feed.rateKey);
       if (cached?.fingerprint === fingerprint) return cached.feed;
-      const rows = await feeds.sessionsOf(feed.user, MAX_FEED_EVENTS + 1);
+      // Each with the rrule it shows: a series stored before `rrule` was kept gets it derived until the indexer stores it.
+      const rows = await sessions.feedSessions(feed.user, MAX_FEED_EVENTS + 1);
       const shown = rows.slice(0, MAX_FEED_EVENTS);
-      // A series stored before `rrule` was kept gets it computed here until the indexer stores it.
-      const stale = shown.filter((r) => r.is_recurring === 1 && r.rrule === null);
-      if (stale.length > 0) {
-        const exceptions = await sessions.exceptionsOf(storage.db, stale.map((r) => r.id));
-        for (const row of stale) {
-          const pattern = seriesPattern(row, exceptions.get(row.id));
-          if (pattern !== null) row.rrule = toRRule(pattern, { date: pattern.start, minutes: row.time_minutes, timezone: row.timezone });
-        }
-      }
       const truncated = rows.length > shown.length;
       // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
       await prepareZones(zonesOf(shown), now);

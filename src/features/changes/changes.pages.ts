@@ -1,8 +1,7 @@
 import { PAGE_BYTE_BUDGET, jsonBytes } from '../../toolkit/api.js';
 import { type ChangesRepository, type PositionedChange, concerns, sawBefore } from '../../changelog/changelog.repository.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
-import type { Session } from '../sessions/sessions.schema.js';
+import type { Session, SessionsService } from '../sessions/sessions.api.js';
 import type { TasksService } from '../tasks/tasks.service.js';
 import type { Task } from '../tasks/tasks.schema.js';
 import type { FeedPage, FeedPosition, PositionedEntry } from './changes.cursor.js';

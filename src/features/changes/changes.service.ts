@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
+import type { SessionsService } from '../sessions/sessions.api.js';
 import type { TasksService } from '../tasks/tasks.service.js';
 import { type ChangesRepository, type PositionedChange, createChangesRepository } from '../../changelog/changelog.repository.js';
 import { type FeedPage, decodeFeedCursor, encodeFeedCursor } from './changes.cursor.js';

@@ -8,8 +8,7 @@ import { startJobs } from '../../server.jobs.js';
 import { type Storage, openStorage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { createAuthService } from '../auth/auth.service.js';
-import { createSessionsContext } from '../sessions/sessions.context.js';
-import { visibleRecords, visibleRecordsForReaders } from '../sessions/sessions.feed.js';
+import { sessionsApi } from '../sessions/sessions.api.js';
 
 /*
  * The hub reads the records of a tick's changes once for every stream in step with it
@@ -161,12 +160,12 @@ describeEachDialect('GET /events, many users at once', (dialect) => {
     expect((await call('host', 'PUT', `/api/v1/sessions/${joinedThenPrivate}`, { is_public: false })).status).toBe(200);
     await create('both', '/api/v1/sessions', session('org 2, private to both', false, 2));
     await create('outsider', '/api/v1/sessions', session('org 2, public', true, 2));
-    const ctx = createSessionsContext(storage);
+    const sessions = sessionsApi(storage);
     const auth = createAuthService(storage);
     const readers = await Promise.all(Object.values(tokens).map(async (token) => (await auth.authenticate(token)) as AuthenticatedUser));
     const ids = (await storage.db.selectFrom('sessions').select('id').execute()).map((r) => r.id);
-    const together = await visibleRecordsForReaders(ctx, readers, [...ids, 9_999_999]);
-    const alone = await Promise.all(readers.map((reader) => visibleRecords(ctx, reader, [...ids, 9_999_999])));
+    const together = await sessions.visibleRecordsForReaders(readers, [...ids, 9_999_999]);
+    const alone = await Promise.all(readers.map((reader) => sessions.visibleRecords(reader, [...ids, 9_999_999])));
     expect(together.map((records) => Object.fromEntries(records))).toEqual(alone.map((records) => Object.fromEntries(records)));
     // Not everyone sees everything, nor nothing.
     const sizes = together.map((records) => records.size);

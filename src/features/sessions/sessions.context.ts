@@ -1,7 +1,8 @@
 import type { Storage } from '../../storage/database.js';
 import { type ChangesRepository, createChangesRepository } from '../../changelog/changelog.repository.js';
-import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.index.js';
-import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants.js';
+import { type InstantReads, createInstantReads } from './sessions.instant-reads.js';
+import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.occurrence-index.js';
+import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants-repository.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
 
 /** What the sessions service works with: storage and the repositories built on it, once. */
@@ -10,6 +11,7 @@ export interface SessionsContext {
   sessions: SessionsRepository;
   participants: ParticipantsRepository;
   index: OccurrenceIndex;
+  instants: InstantReads;
   changes: ChangesRepository;
 }
 
@@ -19,6 +21,7 @@ export function createSessionsContext(storage: Storage): SessionsContext {
     sessions: createSessionsRepository(storage),
     participants: createParticipantsRepository(),
     index: createOccurrenceIndex(storage),
+    instants: createInstantReads(storage),
     changes: createChangesRepository(storage),
   };
 }

@@ -3,15 +3,11 @@ import { FieldErrors } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
-import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import type { SessionsContext } from './sessions.context.js';
-import { type DatedKey, datedBefore } from './sessions.index.js';
+import type { DatedKey } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
-import { takeMerged } from './sessions.merge.js';
-import { floorOn, occurrenceView, seriesPattern, utcToday } from './sessions.occurrences.js';
-import { occurrenceKey } from './sessions.participants.js';
+import { occurrencesIn } from './sessions.occurrence-source.js';
 import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
-import type { UnindexedSession } from './sessions.repository.js';
 import { LAST_SESSION_DATE, type Session } from './sessions.schema.js';
 import { type ListSessionsQuery } from './sessions.route-schema.js';
 
@@ -46,65 +42,7 @@ function rangeOf(query: ListSessionsQuery, errors: FieldErrors): { from: string;
   return { from: query.day_start, to };
 }
 
-type Range = { from: string; to: string };
 type After = Pick<DatedKey, 'startsAt' | 'id' | 'date'>;
-
-/**
- * Occurrences of sessions the index does not hold far enough (stored before it existed, or
- * a listing beyond a series' horizon), expanded per request: lazily, after the cursor, and
- * merged so that only the first `take` are ever computed.
- */
-async function unindexedKeys(
-  ctx: SessionsContext,
-  user: AuthenticatedUser,
-  filters: SessionFilters,
-  range: Range,
-  after: After | undefined,
-  take: number,
-): Promise<DatedKey[]> {
-  // Only a range that starts before today's floor (with two days' margin for other
-  // instances' clocks) can start before a series' indexed_from: the second statement runs for those alone.
-  const old = range.from < addDays(floorOn(utcToday()), 2);
-  const [ahead, before] = await Promise.all([
-    ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'ahead' }),
-    old ? ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'before' }) : [],
-  ]);
-  const sessions = before.length === 0 ? ahead : [...new Map([...ahead, ...before].map((s) => [s.id, s])).values()];
-  if (sessions.length === 0) return [];
-  const ids = sessions.map((s) => s.id);
-  const [exceptions, hostCompleted] = await Promise.all([
-    ctx.sessions.exceptionsOf(ctx.storage.db, ids),
-    ctx.participants.hostCompletions(ctx.storage.db, { sessionIds: ids, ...range }),
-  ]);
-  // Within one session, date order is starts_at order (a day apart outweighs any DST shift).
-  function* keysOf(s: UnindexedSession): Generator<DatedKey> {
-    // The index holds [indexed_from, indexed_through]: only the days outside it are expanded.
-    const pattern = seriesPattern(s, exceptions.get(s.id));
-    const spans: [string, string][] = [];
-    if (s.indexed_through === null) spans.push([range.from, range.to]);
-    else {
-      if (s.indexed_from !== null && range.from < s.indexed_from) spans.push([range.from, minDate(range.to, addDays(s.indexed_from, -1))]);
-      if (s.indexed_through < range.to) spans.push([s.indexed_through < range.from ? range.from : addDays(s.indexed_through, 1), range.to]);
-    }
-    for (const [start, end] of spans) yield* keysIn(s, pattern, start, end);
-  }
-  function* keysIn(s: UnindexedSession, pattern: ReturnType<typeof seriesPattern>, start: string, end: string): Generator<DatedKey> {
-    const dates = pattern === null ? [s.schedule] : ruleDatesFrom(pattern, start);
-    for (const date of dates) {
-      if (date > end) return;
-      if (date < start || pattern?.exceptions?.has(date) === true) continue;
-      const completed = s.status === 'completed' || hostCompleted.has(occurrenceKey(s.id, date));
-      if (filters.completed !== undefined && completed !== (filters.completed === 1)) continue;
-      const view = occurrenceView(s, date);
-      const key = { startsAt: view.starts_at, id: s.id, date, endsAt: view.ends_at, completed };
-      if (after === undefined || datedBefore(after, key)) yield key;
-    }
-  }
-  return takeMerged(sessions.map(keysOf), datedBefore, take);
-}
-
-const dedupeSorted = (keys: DatedKey[]) =>
-  [...new Map(keys.map((k) => [`${k.id}|${k.date}`, k])).values()].sort((a, b) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0));
 
 /** A rough size of a record on the wire: its variable parts plus the fixed ones. */
 function approximateBytes(s: Session): number {
@@ -149,11 +87,7 @@ export async function listSessions(
     cursors = keys.slice(0, limit).map((k) => encodeCursor([k.startsAt, k.id]));
   } else {
     const after = query.cursor === undefined ? undefined : datedCursor(query.cursor);
-    const [indexed, expanded] = await Promise.all([
-      ctx.index.page({ user, filters, ...range, after, limit: limit + 1 }),
-      unindexedKeys(ctx, user, filters, range, after, limit + 1),
-    ]);
-    const keys = expanded.length === 0 ? indexed : dedupeSorted([...indexed, ...expanded]).slice(0, limit + 1);
+    const keys = await occurrencesIn(ctx, { user, filters, range, after, limit: limit + 1 });
     more = keys.length > limit;
     const page = keys.slice(0, limit);
     items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed } }));

@@ -228,6 +228,8 @@ export interface RecordExtras {
   /** Leave the EXDATE lines out of rrule (an occurrence in a listing). */
   ruleOnly?: boolean;
   participation?: Participation;
+  /** The rrule derived for a series stored before rrule was kept (series.rruleOf). */
+  rrule?: string | null | undefined;
 }
 
 /**
@@ -245,6 +247,7 @@ function ruleOnly(rrule: string): string {
  * (docs/performance.md).
  */
 export function toSession(row: SessionRow & { creator_handle: string }, x: RecordExtras): Session {
+  const rrule = row.rrule ?? x.rrule ?? null;
   return {
     id: row.id,
     org_id: row.org_id,
@@ -275,7 +278,7 @@ export function toSession(row: SessionRow & { creator_handle: string }, x: Recor
     updated_at: row.updated_at,
     starts_at: x.occurrence?.starts_at ?? row.starts_at,
     ends_at: x.occurrence?.ends_at ?? row.ends_at,
-    rrule: row.rrule === null ? null : x.ruleOnly === true ? ruleOnly(row.rrule) : row.rrule,
+    rrule: rrule === null ? null : x.ruleOnly === true ? ruleOnly(rrule) : rrule,
     participants_count: x.participantsCount,
     ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
     ...(x.participation === undefined ? {} : { participation: x.participation }),

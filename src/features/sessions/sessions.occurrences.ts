@@ -51,16 +51,19 @@ export function nextOccurrence(row: Pick<SessionRow, 'timezone'>, pattern: Recur
 /**
  * The participation key a request about `date` refers to: ONE_OFF for a one-off
  * session (whose only valid date is its schedule), else that occurrence, by default the
- * next one. 404 when there is no such occurrence.
+ * next one; undefined when there is no such occurrence.
  */
-export function resolveOccurrence(row: RecurrenceRow, exceptions: ReadonlySet<string> | undefined, date: string | undefined): string {
+export function occurrenceOf(row: RecurrenceRow, exceptions: ReadonlySet<string> | undefined, date: string | undefined): string | undefined {
   const pattern = seriesPattern(row, exceptions);
-  if (pattern === null) {
-    if (date !== undefined && date !== row.schedule) throw notFound('occurrence');
-    return ONE_OFF;
-  }
+  if (pattern === null) return date !== undefined && date !== row.schedule ? undefined : ONE_OFF;
   const resolved = date ?? nextOccurrence(row, pattern);
-  if (resolved === null || !isOccurrence(pattern, resolved)) throw notFound('occurrence');
+  return resolved === null || !isOccurrence(pattern, resolved) ? undefined : resolved;
+}
+
+/** occurrenceOf, or 404 when there is no such occurrence. */
+export function resolveOccurrence(row: RecurrenceRow, exceptions: ReadonlySet<string> | undefined, date: string | undefined): string {
+  const resolved = occurrenceOf(row, exceptions, date);
+  if (resolved === undefined) throw notFound('occurrence');
   return resolved;
 }
 

@@ -1,16 +1,16 @@
 import type { Db } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { toRRule } from '../recurrence/recurrence.rrule.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED } from './sessions.index.js';
+import { FULLY_INDEXED } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
-import { ONE_OFF, nextOccurrence, seriesPattern, utcToday } from './sessions.occurrences.js';
-import { occurrenceKey } from './sessions.participants.js';
+import { ONE_OFF, nextOccurrence, occurrenceView, utcToday } from './sessions.occurrences.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
+import { type Series, loadSeries, rruleOf } from './sessions.series.js';
 
 /** One item of a response: a session as a whole (a series once), or one of its days. */
 export interface ItemKey {
@@ -27,6 +27,8 @@ export interface ReadSet {
   counts: ReadonlyMap<string, number>;
   /** The caller's participation rows, by occurrenceKey; only when asked for. */
   participation?: ReadonlyMap<string, { joined_at: string; completed_at: string | null }>;
+  /** The rrule of series stored before rrule was kept, derived (rruleOf), by id: the rows stay as read. */
+  rrules: ReadonlyMap<number, string | null>;
 }
 
 export interface LoadQuery {
@@ -66,16 +68,15 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const stale = [...rows.values()].filter(
     (r) => r.is_recurring === 1 && (r.rrule === null || (indexedNext.has(r.id) && indexedNext.get(r.id) === undefined && r.indexed_through !== FULLY_INDEXED)),
   );
-  const exceptions = stale.length === 0 ? new Map<number, Set<string>>() : await ctx.sessions.exceptionsOf(db, stale.map((r) => r.id));
-  const fallback = new Set(stale.map((r) => r.id));
+  const series = stale.length === 0 ? new Map<number, Series<SessionWithCreator>>() : await loadSeries(ctx.sessions, db, stale);
 
   const counted = q.items.map((item): string | null => {
     const row = rows.get(item.id);
     if (row === undefined || row.is_recurring !== 1) return ONE_OFF;
     if (item.occurrence !== undefined) return item.occurrence.date;
     const indexed = indexedNext.get(row.id);
-    if (indexed !== undefined || !fallback.has(row.id)) return indexed ?? null;
-    const pattern = seriesPattern(row, exceptions.get(row.id));
+    const pattern = series.get(row.id)?.pattern ?? null;
+    if (indexed !== undefined || !series.has(row.id)) return indexed ?? null;
     return pattern === null ? null : nextOccurrence(row, pattern, now);
   });
   const countKeys = q.items.flatMap((item, i) => (counted[i] === null ? [] : [{ sessionId: item.id, date: counted[i] as string }]));
@@ -83,13 +84,8 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     ctx.participants.counts(db, countKeys.map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
   ]);
-  // A series stored before rrule was kept gets it computed here until the indexer stores it.
-  for (const row of stale) {
-    if (row.rrule !== null) continue;
-    const pattern = seriesPattern(row, exceptions.get(row.id));
-    if (pattern !== null) row.rrule = toRRule(pattern, { date: pattern.start, minutes: row.time_minutes, timezone: row.timezone });
-  }
-  return { rows, collaborators, counted, counts, ...(participation === undefined ? {} : { participation }) };
+  const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
+  return { rows, collaborators, counted, counts, rrules, ...(participation === undefined ? {} : { participation }) };
 }
 
 /** The caller's participation in the counted occurrence; the creator is the host and always counts as joined. */
@@ -123,6 +119,7 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
         collaborators,
         ruleOnly: opts.listing === true && occurrence !== undefined,
         participantsCount,
+        rrule: set.rrules.get(item.id),
         ...(occurrence === undefined
           ? {}
           : { occurrence: { date: occurrence.date, starts_at: occurrence.starts_at, ends_at: occurrence.ends_at, status: occurrence.completed ? 'completed' : row.status } }),
@@ -134,3 +131,28 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
   });
   return out;
 }
+
+/**
+ * The items requests about one day each show: for ONE_OFF a one-off session as a whole;
+ * for a date, the session on that day with its instants and whether it is completed (the
+ * session is, or for a series its host completed that day; a host completing a one-off
+ * session completes the session). One read of host completions for all.
+ */
+export async function occurrenceItems(ctx: SessionsContext, db: Db, wanted: readonly { row: SessionWithCreator; date: string }[]): Promise<ItemKey[]> {
+  const dated = wanted.filter((w) => w.date !== ONE_OFF && w.row.is_recurring === 1 && w.row.status !== 'completed');
+  const dates = dated.map((w) => w.date).sort();
+  const done =
+    dated.length === 0
+      ? new Set<string>()
+      : await ctx.participants.hostCompletions(db, { sessionIds: dated.map((w) => w.row.id), from: dates[0] as string, to: dates.at(-1) as string });
+  return wanted.map(({ row, date }) => {
+    if (date === ONE_OFF) return { id: row.id };
+    const completed = row.status === 'completed' || (row.is_recurring === 1 && done.has(occurrenceKey(row.id, date)));
+    const view = occurrenceView(row, date);
+    return { id: row.id, occurrence: { date, starts_at: view.starts_at, ends_at: view.ends_at, completed } };
+  });
+}
+
+/** occurrenceItems of one request. */
+export const occurrenceItem = async (ctx: SessionsContext, db: Db, row: SessionWithCreator, date: string): Promise<ItemKey> =>
+  (await occurrenceItems(ctx, db, [{ row, date }]))[0] as ItemKey;

@@ -13,7 +13,17 @@ import type { SessionsService } from './sessions.service.js';
 const tags = ['sessions'];
 const common = [401, 429, 503] as const;
 
-export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsService }> = async (app, { sessions }) => {
+type Options = { sessions: SessionsService };
+type App = Parameters<FastifyPluginAsyncTypebox<Options>>[0];
+
+export const sessionsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { sessions }) => {
+  readRoutes(app, sessions);
+  writeRoutes(app, sessions);
+  participationRoutes(app, sessions);
+};
+
+/** Listing, reading one, and its occurrences. */
+function readRoutes(app: App, sessions: SessionsService) {
   app.get(
     '/sessions',
     {
@@ -31,6 +41,44 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
     (request) => sessions.list(request.user, request.query),
   );
 
+  app.get(
+    '/sessions/:id',
+    {
+      config: { etag: true },
+      schema: {
+        tags,
+        operationId: 'getSession',
+        summary: 'Get a session with your participation',
+        description:
+          'Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. ' +
+          'With `date` (an occurrence of a series, or a one-off session’s own day): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
+        params: IdParams,
+        querystring: GetSessionQuery,
+        response: { 200: jsonResponse('The session, with your participation.', SessionEnvelope), ...problemResponses(404, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await sessions.get(request.user, request.params.id, request.query.date) }),
+  );
+
+  app.get(
+    '/sessions/:id/occurrences',
+    {
+      schema: {
+        tags,
+        operationId: 'listSessionOccurrences',
+        summary: 'Occurrences of a session in a date range',
+        description: 'The local dates and UTC instants of the occurrences from `from` to `to` (inclusive, at most 366 days); a one-off session has one.',
+        params: IdParams,
+        querystring: OccurrencesQuery,
+        response: { 200: jsonResponse('The occurrences in the range.', OccurrenceList), ...problemResponses(404, 422, ...common) },
+      },
+    },
+    (request) => sessions.occurrences(request.user, request.params.id, request.query.from, request.query.to),
+  );
+}
+
+/** Creating, changing and deleting. */
+function writeRoutes(app: App, sessions: SessionsService) {
   app.post(
     '/sessions',
     {
@@ -51,25 +99,6 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       const session = await sessions.create(request.user, request.body, bodySchemaErrors(request));
       return reply.code(201).header('location', locationOf('sessions', session.id)).send({ data: session });
     },
-  );
-
-  app.get(
-    '/sessions/:id',
-    {
-      config: { etag: true },
-      schema: {
-        tags,
-        operationId: 'getSession',
-        summary: 'Get a session with your participation',
-        description:
-          'Without `date`: the session as stored; for a series, `participation` and `participants_count` are those of its next occurrence. ' +
-          'With `date` (an occurrence of a series, or a one-off session’s own day): that occurrence, with its `occurrence_date`, `starts_at`/`ends_at`, `status`, participants and your participation.',
-        params: IdParams,
-        querystring: GetSessionQuery,
-        response: { 200: jsonResponse('The session, with your participation.', SessionEnvelope), ...problemResponses(404, 422, ...common) },
-      },
-    },
-    async (request) => ({ data: await sessions.get(request.user, request.params.id, request.query.date) }),
   );
 
   app.put(
@@ -116,23 +145,10 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       return reply.code(204).send(null);
     },
   );
+}
 
-  app.get(
-    '/sessions/:id/occurrences',
-    {
-      schema: {
-        tags,
-        operationId: 'listSessionOccurrences',
-        summary: 'Occurrences of a session in a date range',
-        description: 'The local dates and UTC instants of the occurrences from `from` to `to` (inclusive, at most 366 days); a one-off session has one.',
-        params: IdParams,
-        querystring: OccurrencesQuery,
-        response: { 200: jsonResponse('The occurrences in the range.', OccurrenceList), ...problemResponses(404, 422, ...common) },
-      },
-    },
-    (request) => sessions.occurrences(request.user, request.params.id, request.query.from, request.query.to),
-  );
-
+/** Joining, leaving and completing an occurrence. */
+function participationRoutes(app: App, sessions: SessionsService) {
   for (const action of PARTICIPATION_ACTIONS) {
     app.post(
       `/sessions/:id/${action}`,
@@ -156,4 +172,4 @@ export const sessionsRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionsServi
       (request) => sessions.participate(request.user, request.params.id, action, request.query.date),
     );
   }
-};
+}

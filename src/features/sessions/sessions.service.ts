@@ -7,14 +7,14 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { taskChange } from '../../changelog/changelog.repository.js';
 import { isOccurrence, nextOccurrenceOnOrAfter, previousOccurrenceBefore } from '../recurrence/recurrence.engine.js';
 import { logSessionChange } from './sessions.changes.js';
-import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.feed.js';
+import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.records.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
-import { indexStep, reindexSession } from './sessions.indexing.js';
+import { indexStep, reindexSession } from './sessions.indexer.js';
 import { checkRange, listSessions } from './sessions.listing.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
 import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
-import { occurrenceItem, participate } from './sessions.participation.js';
-import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
+import { participate } from './sessions.participation-actions.js';
+import { type ItemKey, loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
 import { isFlagged } from '../../toolkit/validation.js';
@@ -226,9 +226,13 @@ async function listOccurrences(ctx: SessionsContext, user: AuthenticatedUser, id
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
 
-/** Sessions: listing, reading, writing, occurrences and participation. Built once per storage. */
+/** Sessions: listing, reading, writing, occurrences and participation. Built once per storage (sessions.api.ts). */
 export function createSessionsService(storage: Storage) {
-  const ctx = createSessionsContext(storage);
+  return sessionsServiceOn(createSessionsContext(storage));
+}
+
+/** The service over a context already built. */
+export function sessionsServiceOn(ctx: SessionsContext) {
   return {
     list: (user: AuthenticatedUser, query: ListSessionsQuery) => listSessions(ctx, user, query),
     get: (user: AuthenticatedUser, id: number, date?: string) => getSession(ctx, user, id, date),

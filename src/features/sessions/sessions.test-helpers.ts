@@ -44,3 +44,5 @@ export interface SessionRecord {
   participation?: { joined: boolean; role: string | null; joined_at: string | null; completed_at: string | null };
   [key: string]: unknown;
 }
+/** The trigram name lookup, for the migration test that checks the search table a migration builds. */
+export { sessionIdsNamed } from './sessions.name-search.js';

@@ -3,7 +3,7 @@ import { notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import { localToEpochMillis, todayIn } from '../recurrence/recurrence.time.js';
-import { completedStarts, participationHistory } from '../sessions/sessions.history.js';
+import { completedStarts, participationHistory } from '../sessions/sessions.api.js';
 import { taskCompletions } from '../tasks/tasks.completions.js';
 import type { OrgStats, Stats, StatsQuery } from './stats.schema.js';
 import { type Activity, type StatsRange, localDayNumber, orgBuckets, resolveRange, streaks, userBuckets } from './stats.service.js';

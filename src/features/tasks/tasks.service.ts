@@ -9,7 +9,7 @@ import { isFlagged } from '../../toolkit/validation.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { createChangesRepository, taskChange } from '../../changelog/changelog.repository.js';
-import { isSessionVisible } from '../sessions/sessions.visibility.js';
+import { isSessionVisible } from '../sessions/sessions.api.js';
 import { sourceIdKey, toTask } from './tasks.model.js';
 import { type TasksRepository, type UpsertRow, createTasksRepository } from './tasks.repository.js';
 import { type BulkBody, type CreateTaskBody, DEFAULT_TASK_PAGE, type ListTasksQuery, type SourceId, type Task, type UpdateTaskBody } from './tasks.schema.js';

@@ -1,10 +1,10 @@
 import { parseJson } from '../../storage/columns.js';
 import type { Storage } from '../../storage/database.js';
 import type { TaskRow } from '../../storage/tables.js';
-import { ApiError } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { principalsOf } from '../auth/auth.principals.js';
 import { type PositionedChange, sawBefore } from '../../changelog/changelog.repository.js';
-import type { SessionsService } from '../sessions/sessions.service.js';
+import type { RecordRequest, Session, SessionsApi } from '../sessions/sessions.api.js';
 import { toTask } from '../tasks/tasks.model.js';
 import type { WebhookEvent } from './webhooks.events.js';
 import { createOutbox } from './webhooks.outbox.js';
@@ -18,7 +18,7 @@ export const FANOUT_BATCH = 500;
 const YIELD_EVERY_MS = 10;
 
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
-type SessionRecord = Awaited<ReturnType<SessionsService['get']>>;
+type SessionRecord = Session;
 
 /**
  * Who did it is told only to the session's creator and collaborators, and to the actor:
@@ -28,6 +28,18 @@ type SessionRecord = Awaited<ReturnType<SessionsService['get']>>;
  */
 const actorShownTo = (user: AuthenticatedUser, change: PositionedChange, record: SessionRecord | undefined) =>
   user.id === change.actor_id || user.id === change.owner_id || (record?.collaborator.includes(user.handle) ?? false);
+
+/** The occurrences participation changes name, for each subscriber who may be told of the change (deliveriesFor's first test). */
+function dayRequests(changes: readonly PositionedChange[], users: readonly AuthenticatedUser[]): RecordRequest[] {
+  const out = new Map<string, RecordRequest>();
+  for (const c of changes) {
+    if (c.kind !== 'session' || c.action !== 'participation' || c.occurrence_date === null) continue;
+    for (const reader of users) {
+      if (sawBefore(reader, c) || (c.org_id !== null && reader.orgIds.includes(c.org_id))) out.set(`${reader.id}:${c.record_id}:${c.occurrence_date}`, { reader, id: c.record_id, date: c.occurrence_date });
+    }
+  }
+  return [...out.values()];
+}
 
 /**
  * Turns change-log rows into deliveries: for every webhook of a user who may see the
@@ -39,7 +51,7 @@ const actorShownTo = (user: AuthenticatedUser, change: PositionedChange, record:
  * with the position row locked: a change is fanned out exactly once, whichever instance
  * runs the step. Built once per storage.
  */
-export function createFanout(storage: Storage, sessions: SessionsService) {
+export function createFanout(storage: Storage, sessions: SessionsApi) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
 
@@ -50,45 +62,32 @@ export function createFanout(storage: Storage, sessions: SessionsService) {
     const userIds = await repo.subscribersAmong(db, { orgIds, userIds: taskOwners });
     const rows = await repo.hooksOf(db, userIds);
     if (rows.length === 0) return [];
-    const orgsOf = await repo.orgIdsOf(db, [...new Set(rows.map((r) => r.user_id))]);
-    const hooks: Hook[] = rows.map((r) => ({
-      id: r.id,
-      events: new Set(parseJson(r.events)),
-      user: { id: r.user_id, handle: r.handle, orgIds: orgsOf.get(r.user_id) ?? [], timezone: r.timezone },
-    }));
+    const principals = await principalsOf(db, rows.map((r) => r.user_id));
+    const hooks: Hook[] = rows.flatMap((r) => {
+      const user = principals.get(r.user_id);
+      return user === undefined ? [] : [{ id: r.id, events: new Set(parseJson(r.events)), user }];
+    });
 
     const taskIds = [...new Set(changes.flatMap((c) => (c.kind === 'task' && c.action !== 'deleted' ? [c.record_id] : [])))];
     const tasks = new Map<number, TaskRow>();
     if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
 
     const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
-    const existing = new Set<number>();
-    if (sessionIds.length > 0) for (const r of await db.selectFrom('sessions').select('id').where('id', 'in', sessionIds).execute()) existing.add(r.id);
+    const existing = await sessions.existing(sessionIds);
 
     const actorIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action === 'participation' ? [c.actor_id] : [])))];
-    const handles = new Map<number, string>();
-    if (actorIds.length > 0) for (const u of await db.selectFrom('users').select(['id', 'handle']).where('id', 'in', actorIds).execute()) handles.set(u.id, u.handle);
+    const handles = new Map([...(await principalsOf(db, actorIds)).values()].map((u) => [u.id, u.handle]));
 
     // The sessions as each subscriber sees them now, loaded once and rendered once per distinct view.
     const users = [...new Map(hooks.map((h) => [h.user.id, h.user])).values()];
     const views = sessionIds.length === 0 ? [] : await sessions.visibleRecordsForReaders(users, sessionIds);
     const viewOf = new Map(users.map((u, i) => [u.id, views[i]]));
-    // An occurrence (a participation change's day): one read per (user, session, day) per step.
-    const seen = new Map<string, Promise<SessionRecord | undefined>>();
-    const sessionAs = (user: AuthenticatedUser, id: number, date?: string): Promise<SessionRecord | undefined> => {
-      if (date === undefined) return Promise.resolve(viewOf.get(user.id)?.get(id));
-      const key = `${user.id}:${id}:${date}`;
-      let record = seen.get(key);
-      if (record === undefined) {
-        // A 404: that occurrence is gone from the user's sight.
-        record = sessions.get(user, id, date).catch((error: unknown) => {
-          if (error instanceof ApiError && error.status === 404) return undefined;
-          throw error;
-        });
-        seen.set(key, record);
-      }
-      return record;
-    };
+    // An occurrence (a participation change's day), as each subscriber who may be told sees it: one batched read per step.
+    const days = dayRequests(changes, users);
+    const dayRecords = await sessions.recordsAsSeen(days);
+    const seen = new Map(days.map((r, i) => [`${r.reader.id}:${r.id}:${r.date}`, dayRecords[i]]));
+    const sessionAs = (user: AuthenticatedUser, id: number, date?: string): Promise<SessionRecord | undefined> =>
+      Promise.resolve(date === undefined ? viewOf.get(user.id)?.get(id) : seen.get(`${user.id}:${id}:${date}`));
     // Bodies by the data object they show: subscribers who see the same record share one string (and one stored payload).
     const bodies = new WeakMap<object, Map<string, string>>();
     const bodyFor = (type: WebhookEvent, timestamp: string, shown: object, extra: string, data: () => EventData) => {

@@ -1,14 +1,18 @@
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { canSee } from './sessions.visibility.js';
 import type { SessionsContext } from './sessions.context.js';
-import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
-import { occurrenceKey } from './sessions.participants.js';
+import type { DatedKey } from './sessions.occurrence-index.js';
+import { occurrencesAt } from './sessions.occurrence-source.js';
+import { ONE_OFF, occurrenceOf } from './sessions.occurrences.js';
+import { type ItemKey, loadItems, occurrenceItems, renderItems } from './sessions.read-model.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 import type { PageKey } from './sessions.repository.js';
 import type { Session } from './sessions.schema.js';
+import { loadSeries } from './sessions.series.js';
 
 /*
- * What the change feed and the event stream read of sessions: the records GET
- * /sessions/{id} answers, for many ids at once, through the one read model.
+ * What the change feed, the event stream and webhooks read of sessions: the records GET
+ * /sessions/{id} answers, for many ids (and readers) at once, through the one read model.
  */
 
 /**
@@ -95,4 +99,67 @@ export async function visiblePage(
   const page = keys.slice(0, q.limit);
   const records = await visibleRecords(ctx, user, page.map((k) => k.id));
   return { items: page.map((key) => ({ key, record: records.get(key.id) })), more: keys.length > q.limit };
+}
+
+/** A record asked for as one reader sees it: the session, or with `date` that occurrence of it. */
+export interface RecordRequest {
+  reader: AuthenticatedUser;
+  id: number;
+  date?: string | undefined;
+}
+
+/**
+ * The records of `requests`, in order, each what GET /sessions/{id}?date= answers its reader
+ * (with participation); undefined where that is 404: the session or occurrence is gone from
+ * the reader's sight. A fixed number of queries per distinct reader.
+ */
+export async function recordsAsSeen(ctx: SessionsContext, requests: readonly RecordRequest[]): Promise<(Session | undefined)[]> {
+  const out = new Map<string, Session | undefined>();
+  const key = (r: Pick<RecordRequest, 'id' | 'date'> & { readerId: number }) => `${r.readerId}|${r.id}|${r.date ?? ''}`;
+  const byReader = new Map<number, { reader: AuthenticatedUser; asked: RecordRequest[] }>();
+  for (const r of requests) {
+    const group = byReader.get(r.reader.id) ?? { reader: r.reader, asked: [] };
+    byReader.set(r.reader.id, group);
+    group.asked.push(r);
+  }
+  for (const { reader, asked } of byReader.values()) {
+    for (const [k, record] of await recordsOfReader(ctx, reader, asked)) out.set(k, record);
+  }
+  return requests.map((r) => out.get(key({ readerId: r.reader.id, id: r.id, date: r.date })));
+}
+
+async function recordsOfReader(ctx: SessionsContext, reader: AuthenticatedUser, asked: readonly RecordRequest[]): Promise<Map<string, Session>> {
+  const db = ctx.storage.db;
+  const rows = await ctx.sessions.byIds(db, { ids: asked.map((r) => r.id), listing: { user: reader, filters: { orgIds: reader.orgIds } } });
+  const series = await loadSeries(ctx.sessions, db, [...rows.values()]);
+  const wanted = asked.flatMap((r) => {
+    const row = rows.get(r.id);
+    if (row === undefined) return [];
+    if (r.date === undefined) return [{ asked: r, row, date: ONE_OFF }];
+    const resolved = occurrenceOf(row, series.get(r.id)?.exceptions, r.date);
+    // A one-off session asked for on its day reads as a dated listing shows it: with its occurrence_date.
+    return resolved === undefined ? [] : [{ asked: r, row, date: resolved === ONE_OFF ? row.schedule : resolved }];
+  });
+  const items = await occurrenceItems(ctx, db, wanted);
+  const set = await loadItems(ctx, db, { user: reader, items, participation: true });
+  const out = new Map<string, Session>();
+  items.forEach((item, i) => {
+    const [record] = renderItems({ ...set, counted: [set.counted[i] ?? null] }, [item], reader);
+    const r = wanted[i]?.asked;
+    if (record !== undefined && r !== undefined) out.set(`${reader.id}|${r.id}|${r.date ?? ''}`, record);
+  });
+  return out;
+}
+
+/**
+ * The user's occurrences running at `clock` (at most `limit`) and the first that starts
+ * after it (null: none), each as a dated listing shows it: what /me/now answers.
+ */
+export async function recordsAt(ctx: SessionsContext, user: AuthenticatedUser, clock: Date, limit: number): Promise<{ active: Session[]; next: Session | null }> {
+  const around = await occurrencesAt(ctx, user, clock, limit);
+  const asItem = (k: DatedKey): ItemKey => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed } });
+  const items = [...around.running, ...(around.next === undefined ? [] : [around.next])].map(asItem);
+  const records = renderItems(await loadItems(ctx, ctx.storage.db, { user, items, now: clock }), items, user, { listing: true });
+  const next = around.next === undefined ? null : (records.find((r) => r.id === around.next?.id && r.occurrence_date === around.next.date) ?? null);
+  return { active: records.filter((r) => r !== next), next };
 }

@@ -41,16 +41,11 @@ export type OccurrenceIndex = ReturnType<typeof createOccurrenceIndex>;
  * events. Built once per storage.
  */
 export function createOccurrenceIndex(storage: Storage) {
-  /** Rows per insert statement, within the engine's parameter limit. */
-  const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
+  return { ...indexReads(storage), ...indexWrites(storage) };
+}
 
-  /**
-   * The instants a dated page's occurrences start within: a local day starts within 14
-   * hours of its UTC midnight either way, so bounding the instant as well lets an index
-   * range scan start and stop near the range.
-   */
-  const instantsOf = (q: Pick<DatedPageQuery, 'from' | 'to'>) => ({ lowest: `${addDays(q.from, -1)}T00:00:00.000Z`, highest: `${addDays(q.to, 2)}T00:00:00.000Z` });
-
+/** The statements of the index's reads (storage/prepared.ts). */
+function indexStatements(storage: Storage) {
   /** What the statement of a dated page is built from: the query, the reader narrowed, the instants computed. */
   type PageStatement = Omit<DatedPageQuery, 'user' | 'filters'> & { user: Reader; filters: StatementFilters; lowest: string; highest: string };
 
@@ -149,6 +144,19 @@ export function createOccurrenceIndex(storage: Storage) {
       .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
   });
 
+  return { pageQuery, nextDatesQuery };
+}
+
+/** What a dated page and a whole series' next dates read of the index. */
+function indexReads(storage: Storage) {
+  const { pageQuery, nextDatesQuery } = indexStatements(storage);
+  /**
+   * The instants a dated page's occurrences start within: a local day starts within 14
+   * hours of its UTC midnight either way, so bounding the instant as well lets an index
+   * range scan start and stop near the range.
+   */
+  const instantsOf = (q: Pick<DatedPageQuery, 'from' | 'to'>) => ({ lowest: `${addDays(q.from, -1)}T00:00:00.000Z`, highest: `${addDays(q.to, 2)}T00:00:00.000Z` });
+
   return {
     /**
      * The keys of one dated page after the cursor: the first `limit` of each stream
@@ -189,7 +197,15 @@ export function createOccurrenceIndex(storage: Storage) {
       for (const r of rows) out.set(`${r.session_id}|${r.occurrence_date}`, r);
       return out;
     },
+  };
+}
 
+/** What every change to a session's days, visibility or completion writes, in its transaction. */
+function indexWrites(storage: Storage) {
+  /** Rows per insert statement, within the engine's parameter limit. */
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
+
+  return {
     /**
      * Writes the occurrences of many sessions at once: the indexed rows of the sessions in
      * `replace` are dropped first, every row of `rows` is added (one already there is kept),

@@ -30,6 +30,11 @@ const countsQuery = prepared(['sessionIds', 'dates'], (db, q: { sessionIds: read
 
 /** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */
 export function createParticipantsRepository() {
+  return { ...participationReads(), ...participationWrites() };
+}
+
+/** Counts, rows and host completions of occurrences. */
+function participationReads() {
   return {
     /**
      * Participants other than the host, per (session, occurrence) key, for the given
@@ -106,7 +111,12 @@ export function createParticipantsRepository() {
         .execute();
       return new Set(rows.map((r) => occurrenceKey(r.session_id, r.occurrence_date)));
     },
+  };
+}
 
+/** Joins, leaves, completions, and forgetting the participation of occurrences that are gone. */
+function participationWrites() {
+  return {
     /** Forgets participation in one occurrence (it was removed). */
     async remove(db: Db, q: { sessionId: number; date: string }): Promise<void> {
       await db.deleteFrom('session_participants').where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();

@@ -1,28 +1,11 @@
 import type { ParticipationAction, Status } from '../../domain/vocabulary.js';
-import type { Db } from '../../storage/database.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { logSessionChange } from './sessions.changes.js';
 import type { SessionsContext } from './sessions.context.js';
-import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrences.js';
-import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
-import type { SessionWithCreator } from './sessions.repository.js';
+import { ONE_OFF, resolveOccurrence } from './sessions.occurrences.js';
+import { loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { Participation } from './sessions.schema.js';
-
-/**
- * The item a request about one day shows: for ONE_OFF a one-off session as a whole; for a
- * date, the session on that day with its instants and whether it is completed (the
- * session is, or for a series its host completed that day; a host completing a one-off
- * session completes the session).
- */
-export async function occurrenceItem(ctx: SessionsContext, db: Db, row: SessionWithCreator, date: string): Promise<ItemKey> {
-  if (date === ONE_OFF) return { id: row.id };
-  const completed =
-    row.status === 'completed' ||
-    (row.is_recurring === 1 && (await ctx.participants.hostCompletions(db, { sessionIds: [row.id], from: date, to: date })).size > 0);
-  const view = occurrenceView(row, date);
-  return { id: row.id, occurrence: { date, starts_at: view.starts_at, ends_at: view.ends_at, completed } };
-}
 
 /**
  * Join (idempotent), leave, or complete one occurrence of a session (`date`; default the

@@ -2,9 +2,9 @@ import type { Db } from '../../storage/database.js';
 import type { OccurrenceRow } from '../../storage/tables.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED } from './sessions.index.js';
+import { FULLY_INDEXED } from './sessions.occurrence-index.js';
 import { columnsOf, modelFromRow } from './sessions.model.js';
-import { parseOccurrenceKey } from './sessions.participants.js';
+import { parseOccurrenceKey } from './sessions.participants-repository.js';
 import { type IndexedSession, indexFloor, indexHorizon, occurrenceRows, seriesPattern, utcToday } from './sessions.occurrences.js';
 
 const FIRST_DAY = '0001-01-01';
