@@ -40,8 +40,11 @@ export interface FeedOfSecret {
   rateKey: string;
 }
 
-/** Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves. Built once per storage. */
-export function createCalendarService(storage: Storage) {
+/**
+ * Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves.
+ * Built once per storage; `publicUrl` is PUBLIC_URL (links in feeds, `webcal_url`), or null.
+ */
+export function createCalendarService(storage: Storage, { publicUrl }: { publicUrl: string | null }) {
   const feeds = createCalendarRepository(storage);
   const sessions = createSessionsRepository(storage);
   // The last rendering of each feed by its fingerprint, bounded in total bytes: the least recently fetched go first.
@@ -60,7 +63,7 @@ export function createCalendarService(storage: Storage) {
         }
         return feeds.insert(trx, { userId: user.id, name, secretHash: hashFeedSecret(secret), now: new Date().toISOString() });
       });
-      return toCreatedCalendarFeed(row, secret);
+      return toCreatedCalendarFeed(row, secret, publicUrl);
     },
 
     async list(user: AuthenticatedUser) {
@@ -88,10 +91,10 @@ export function createCalendarService(storage: Storage) {
     /** The feed's iCalendar bytes and ETag: at most MAX_FEED_EVENTS sessions, the most recently changed. */
     async ics(feed: FeedOfSecret): Promise<RenderedFeed> {
       const now = new Date();
-      // Every change of a session moves its updated_at and sequence: the same versions, name and
-      // year make the same bytes, so a feed polled (or hammered) unchanged is written once.
+      // Every change of a session (its description's fields too) moves its updated_at and sequence:
+      // the same versions, name, year and links make the same bytes, so an unchanged feed is written once.
       const versions = await feeds.versionsOf(feed.user, MAX_FEED_EVENTS + 1);
-      const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), versions])).digest('base64url');
+      const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), publicUrl, versions])).digest('base64url');
       const cached = rendered.get(feed.rateKey);
       if (cached?.fingerprint === fingerprint) return cached.feed;
       const rows = await feeds.sessionsOf(feed.user, MAX_FEED_EVENTS + 1);
@@ -108,7 +111,7 @@ export function createCalendarService(storage: Storage) {
       const truncated = rows.length > shown.length;
       // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
       await prepareZones(zonesOf(shown), now);
-      const body = Buffer.from(await buildIcs({ name: feed.name, sessions: shown, now }));
+      const body = Buffer.from(await buildIcs({ name: feed.name, sessions: shown, publicUrl, now }));
       const result = { body, etag: etagOf(body), truncated };
       rendered.set(feed.rateKey, { fingerprint, feed: result });
       return result;
