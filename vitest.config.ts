@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
  */
 export const SLOW_SUITES = [
   'test/attacks/**/*.test.ts',
+  // Expands feeds with python in a child process.
+  'test/calendar/**/*.test.ts',
   'test/cli/**/*.test.ts',
   'test/client/**/*.test.ts',
   'test/docs/**/*.test.ts',

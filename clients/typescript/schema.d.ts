@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * A calendar feed as iCalendar (RFC 5545)
-         * @description The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; each feed has a rate limit of its own (the same number of requests per minute as a token), and an unknown secret counts on the client address. One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. At most 500 sessions, the most recently changed; a longer feed says so in `X-Focus-Feed-Truncated: true`. An unknown or revoked secret is 404, the same answer whatever the secret.
+         * @description The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; each feed has a rate limit of its own (the same number of requests per minute as a token), and an unknown secret counts on the client address. One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a VTIMEZONE per zone, DTEND, SUMMARY, DESCRIPTION (type, duration, blockers; the session’s link with PUBLIC_URL), URL (that link, with PUBLIC_URL), RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. At most 500 sessions, the most recently changed; a longer feed says so in `X-Focus-Feed-Truncated: true`. An unknown or revoked secret is 404, the same answer whatever the secret.
          */
         get: operations["getCalendarFeedIcs"];
         put?: never;
@@ -389,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Create a calendar feed (its URL is shown once)
-         * @description A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only (it is stored hashed); lost, delete the feed and create another. The body may be left out. At most 20 feeds per user: one more is 409.
+         * @description A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only (it is stored hashed), and with PUBLIC_URL set also as `webcal_url`; lost, delete the feed and create another. The body may be left out. At most 20 feeds per user: one more is 409.
          */
         post: operations["createCalendarFeed"];
         delete?: never;
@@ -927,6 +927,7 @@ export interface components {
          *       "id": 3,
          *       "name": "Work laptop calendar",
          *       "url": "/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics",
+         *       "webcal_url": "webcal://focus.example.com/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics",
          *       "created_at": "2026-11-26T09:30:00.000Z"
          *     }
          */
@@ -937,6 +938,8 @@ export interface components {
             readonly created_at: string;
             /** @description Root-relative subscription URL, `/ical/<secret>.ics`: prefix it with this server’s origin and give it to a calendar app. The secret is shown only in this answer; anyone holding the URL can read the feed until you delete it. */
             readonly url: string;
+            /** @description The same feed as an absolute `webcal://` address (a click on it subscribes in most calendar apps); present only when the server has PUBLIC_URL set. */
+            readonly webcal_url?: string;
         };
         /** @description The feed, with its URL (shown once). */
         CreatedCalendarFeedEnvelope: {
@@ -1391,8 +1394,9 @@ export interface components {
              */
             schedule: string;
             /**
-             * @description Local start time, `h:mm AM` or `hh:mm PM`; returned as `h:mm AM`.
+             * @description Local start time, `h:mm AM` or `hh:mm PM`, or 24-hour `HH:mm` (`09:00`, `21:30`); returned as `h:mm AM`.
              * @example 9:00 AM
+             * @example 21:30
              */
             time: string;
             /**
@@ -1500,8 +1504,9 @@ export interface components {
              */
             schedule?: string;
             /**
-             * @description Local start time, `h:mm AM` or `hh:mm PM`; returned as `h:mm AM`.
+             * @description Local start time, `h:mm AM` or `hh:mm PM`, or 24-hour `HH:mm` (`09:00`, `21:30`); returned as `h:mm AM`.
              * @example 9:00 AM
+             * @example 21:30
              */
             time?: string;
             /**

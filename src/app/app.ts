@@ -127,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
-  const calendar = createCalendarService(storage, sessions);
+  const calendar = createCalendarService(storage, sessions, { publicUrl: config.publicUrl });
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
     if (storage.statementsOnEventLoop) await feeds.register(concurrencyPlugin, { max: ICAL_CONCURRENCY });

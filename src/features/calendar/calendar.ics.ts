@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { SessionRow } from '../../storage/tables.js';
+import { type DescribedSession, describeSession, sessionLink } from './calendar.description.js';
 import { offsetAt, vtimezone } from './calendar.vtimezone.js';
 
 /*
@@ -19,12 +20,11 @@ import { offsetAt, vtimezone } from './calendar.vtimezone.js';
  * - SEQUENCE: the session's change counter; LAST-MODIFIED and DTSTAMP: its updated_at
  *   (a calendar without METHOD revises DTSTAMP with the data, RFC 5545 §3.8.7.2), so the
  *   same sessions always make the same bytes and the ETag holds.
+ * - DESCRIPTION and URL: calendar.description.ts (the link only with PUBLIC_URL).
  */
 
-export type FeedSession = Pick<
-  SessionRow,
-  'id' | 'name' | 'type' | 'timezone' | 'schedule' | 'time_minutes' | 'duration' | 'starts_at' | 'ends_at' | 'rrule' | 'status' | 'created_at' | 'updated_at' | 'sequence'
->;
+export type FeedSession = DescribedSession &
+  Pick<SessionRow, 'name' | 'timezone' | 'schedule' | 'time_minutes' | 'starts_at' | 'ends_at' | 'rrule' | 'status' | 'created_at' | 'updated_at' | 'sequence'>;
 
 interface Wall {
   year: number;
@@ -72,6 +72,8 @@ function ambiguous(wall: Wall, startMs: number, timezone: string): boolean {
 export interface FeedText {
   name: string;
   sessions: readonly FeedSession[];
+  /** PUBLIC_URL: links to the sessions in DESCRIPTION and URL; none when null. */
+  publicUrl: string | null;
   now?: Date;
 }
 
@@ -119,13 +121,17 @@ const utcText = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).rep
 const dateTime = (name: string, zone: string, wall: Wall) => (zone === 'UTC' ? `${name}:${wallText(wall)}Z` : `${name};TZID=${zone}:${wallText(wall)}`);
 
 /** The lines of one session's VEVENT. */
-function eventLines(s: FeedSession, zone: string, start: Wall, end: Wall): string[] {
+function eventLines(s: FeedSession, zone: string, start: Wall, end: Wall, publicUrl: string | null): string[] {
   const lines = [`BEGIN:VEVENT`, `UID:session-${s.id}@focus`, `SEQUENCE:${s.sequence}`, `DTSTAMP:${utcText(s.updated_at)}`, dateTime('DTSTART', zone, start), dateTime('DTEND', zone, end)];
   if (s.rrule !== null) {
     const recurrence = recurrenceLines(s.rrule).split(/\r?\n/).filter((line) => line !== '');
     lines.push(...(recurrence.length === 1 && !recurrence[0]?.startsWith('RRULE:') ? [`RRULE:${recurrence[0] ?? ''}`] : recurrence.map((line) => line.trim())));
   }
-  lines.push(`SUMMARY:${icsText(s.name)}`, 'STATUS:CONFIRMED', `CREATED:${utcText(s.created_at)}`, `LAST-MODIFIED:${utcText(s.updated_at)}`, 'END:VEVENT');
+  lines.push(`SUMMARY:${icsText(s.name)}`, `DESCRIPTION:${icsText(describeSession(s, publicUrl))}`);
+  const link = sessionLink(publicUrl, s.id);
+  // A URI value (RFC 5545 §3.3.13), not TEXT: written as is; PUBLIC_URL was checked at start.
+  if (link !== null) lines.push(`URL:${link}`);
+  lines.push('STATUS:CONFIRMED', `CREATED:${utcText(s.created_at)}`, `LAST-MODIFIED:${utcText(s.updated_at)}`, 'END:VEVENT');
   return lines;
 }
 
@@ -157,7 +163,7 @@ export async function buildIcs(feed: FeedText): Promise<string> {
     const zone = s.rrule === null && ambiguous(wall, startMs, s.timezone) ? 'UTC' : s.timezone;
     if (zone !== 'UTC') used.add(zone);
     const start = zone === 'UTC' ? wallAt(startMs, 'UTC') : wall;
-    events.push(...eventLines(s, zone, start, wallAt(Date.parse(s.ends_at), zone)).map(fold));
+    events.push(...eventLines(s, zone, start, wallAt(Date.parse(s.ends_at), zone), feed.publicUrl).map(fold));
   }
   const now = feed.now ?? new Date();
   const zones = [...used].flatMap((zone) => vtimezone(zone, fromYear.get(zone) ?? now.getUTCFullYear(), now) ?? []);

@@ -28,7 +28,7 @@ export const calendarFeedsRoutes: FastifyPluginAsyncTypebox<{ calendar: Calendar
         summary: 'Create a calendar feed (its URL is shown once)',
         description:
           'A secret URL that serves your sessions as iCalendar, for a calendar app to subscribe to. The secret is in `url` in this answer only ' +
-          `(it is stored hashed); lost, delete the feed and create another. The body may be left out. At most ${MAX_FEEDS_PER_USER} feeds per user: one more is 409.`,
+          `(it is stored hashed), and with PUBLIC_URL set also as \`webcal_url\`; lost, delete the feed and create another. The body may be left out. At most ${MAX_FEEDS_PER_USER} feeds per user: one more is 409.`,
         body: CreateCalendarFeedBody,
         response: { 201: jsonResponse('The feed, with its secret URL.', CreatedCalendarFeedEnvelope), ...problemResponses(400, 409, 413, 415, 422, ...common) },
       },
@@ -95,7 +95,8 @@ export const icalRoutes: FastifyPluginAsyncTypebox<{ calendar: CalendarService }
           'The URL a calendar app subscribes to: `/ical/<secret>.ics`, as created. No bearer token; each feed has a rate limit of its own ' +
           '(the same number of requests per minute as a token), and an unknown secret counts on the client address. ' +
           'One VEVENT per session you created, collaborate on or joined and can still see: UID `session-<id>@focus`, DTSTART with TZID and a ' +
-          'VTIMEZONE per zone, DTEND, SUMMARY, RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. ' +
+          'VTIMEZONE per zone, DTEND, SUMMARY, DESCRIPTION (type, duration, blockers; the session’s link with PUBLIC_URL), URL (that link, with PUBLIC_URL), ' +
+          'RRULE and EXDATE (removed occurrences) for a series, STATUS, LAST-MODIFIED and SEQUENCE. ' +
           `At most ${MAX_FEED_EVENTS} sessions, the most recently changed; a longer feed says so in \`X-Focus-Feed-Truncated: true\`. ` +
           'An unknown or revoked secret is 404, the same answer whatever the secret.',
         security: [],

@@ -50,11 +50,25 @@ export const CreatedCalendarFeedSchema = Named(
           'Root-relative subscription URL, `/ical/<secret>.ics`: prefix it with this server’s origin and give it to a calendar app. ' +
           'The secret is shown only in this answer; anyone holding the URL can read the feed until you delete it.',
       }),
+      webcal_url: Type.Optional(
+        Type.String({
+          readOnly: true,
+          description: 'The same feed as an absolute `webcal://` address (a click on it subscribes in most calendar apps); present only when the server has PUBLIC_URL set.',
+        }),
+      ),
     },
     {
       additionalProperties: false,
       description: 'A calendar feed as created: the only time its URL (with the secret) is shown.',
-      examples: [{ id: 3, name: 'Work laptop calendar', url: '/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics', created_at: EXAMPLE_CREATED }],
+      examples: [
+        {
+          id: 3,
+          name: 'Work laptop calendar',
+          url: '/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics',
+          webcal_url: 'webcal://focus.example.com/ical/Qm9vdHN0cmFwIHNlY3JldCBleGFtcGxlIG9ubHkgMDA.ics',
+          created_at: EXAMPLE_CREATED,
+        },
+      ],
     },
   ),
 );

@@ -38,8 +38,11 @@ export interface FeedOfSecret {
   rateKey: string;
 }
 
-/** Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves. Built once per storage. */
-export function createCalendarService(storage: Storage, sessions: SessionsApi) {
+/**
+ * Calendar feeds: creating, listing and revoking them, and the `.ics` text a secret URL serves.
+ * Built once per storage; `publicUrl` is PUBLIC_URL (links in feeds, `webcal_url`), or null.
+ */
+export function createCalendarService(storage: Storage, sessions: SessionsApi, { publicUrl }: { publicUrl: string | null }) {
   const feeds = createCalendarRepository(storage);
   // The last rendering of each feed by its fingerprint, bounded in total bytes: the least recently fetched go first.
   const rendered = new LRUCache<string, { fingerprint: string; feed: RenderedFeed }>({ maxSize: RENDERED_BYTES, sizeCalculation: ({ feed }) => Math.max(1, feed.body.length) });
@@ -57,7 +60,7 @@ export function createCalendarService(storage: Storage, sessions: SessionsApi) {
         }
         return feeds.insert(trx, { userId: user.id, name, secretHash: hashFeedSecret(secret), now: new Date().toISOString() });
       });
-      return toCreatedCalendarFeed(row, secret);
+      return toCreatedCalendarFeed(row, secret, publicUrl);
     },
 
     async list(user: AuthenticatedUser) {
@@ -85,10 +88,10 @@ export function createCalendarService(storage: Storage, sessions: SessionsApi) {
     /** The feed's iCalendar bytes and ETag: at most MAX_FEED_EVENTS sessions, the most recently changed. */
     async ics(feed: FeedOfSecret): Promise<RenderedFeed> {
       const now = new Date();
-      // Every change of a session moves its updated_at and sequence: the same versions, name and
-      // year make the same bytes, so a feed polled (or hammered) unchanged is written once.
+      // Every change of a session (its description's fields too) moves its updated_at and sequence:
+      // the same versions, name, year and links make the same bytes, so an unchanged feed is written once.
       const versions = await sessions.feedVersions(feed.user, MAX_FEED_EVENTS + 1);
-      const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), versions])).digest('base64url');
+      const fingerprint = createHash('sha256').update(JSON.stringify([feed.name, now.getUTCFullYear(), publicUrl, versions])).digest('base64url');
       const cached = rendered.get(feed.rateKey);
       if (cached?.fingerprint === fingerprint) return cached.feed;
       // Each with the rrule it shows: a series stored before `rrule` was kept gets it derived until the indexer stores it.
@@ -97,7 +100,7 @@ export function createCalendarService(storage: Storage, sessions: SessionsApi) {
       const truncated = rows.length > shown.length;
       // Zones not seen yet by this process are computed a slice at a time, without holding other requests.
       await prepareZones(zonesOf(shown), now);
-      const body = Buffer.from(await buildIcs({ name: feed.name, sessions: shown, now }));
+      const body = Buffer.from(await buildIcs({ name: feed.name, sessions: shown, publicUrl, now }));
       const result = { body, etag: etagOf(body), truncated };
       rendered.set(feed.rateKey, { fingerprint, feed: result });
       return result;

@@ -280,6 +280,14 @@ export function parseTime12h(s: string): number | null {
   return ((hour % 12) + (pm ? 12 : 0)) * 60 + minute;
 }
 
+/** `H:mm` / `HH:mm` on the 24-hour clock: hours 0–23, minutes 00–59. */
+const TIME_24H = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+/** A `time` as the API takes it, 12-hour ("9:00 AM") or 24-hour ("09:00", "21:30"), in minutes after midnight; null if neither. */
+export function parseTimeInput(s: string): number | null {
+  const m = TIME_24H.exec(s);
+  return m === null ? parseTime12h(s) : Number(m[1]) * 60 + Number(m[2]);
+}
+
 /** Minutes after midnight (0..1439) as `h:mm AM`, e.g. 0 → "12:00 AM", 750 → "12:30 PM". */
 export function formatTime12h(minutes: number): string {
   requireMinutes(minutes);

@@ -152,7 +152,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
       ['time 13:00 PM', { time: '13:00 PM' }, ['/time']],
       ['time 0:30 AM', { time: '0:30 AM' }, ['/time']],
       ['time 9:60 AM', { time: '9:60 AM' }, ['/time']],
-      ['time 24h', { time: '21:00' }, ['/time']],
+      ['time 24:00 (24-hour 21:00 is accepted since contract section 10)', { time: '24:00' }, ['/time']],
       ['is_public not boolean', { is_public: 1 }, ['/is_public']],
       ['collaborator not a handle', { collaborator: ['Bob!'] }, ['/collaborator/0']],
       ['collaborator not array', { collaborator: 'bob' }, ['/collaborator']],

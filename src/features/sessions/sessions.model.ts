@@ -16,7 +16,7 @@ import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
-import { canonicalTimeZone, formatTime12h, occurrenceInstants, parseTime12h } from '../recurrence/recurrence.time.js';
+import { canonicalTimeZone, formatTime12h, occurrenceInstants, parseTimeInput } from '../recurrence/recurrence.time.js';
 import type { CreateSessionBody, Participation, Session } from './sessions.schema.js';
 
 /** A session's writable state, as the service reasons about it (time in minutes). */
@@ -65,7 +65,7 @@ export function writableFields(body: WritableInput, skip: (field: string) => boo
   for (const key of WRITABLE) {
     const value = body[key];
     if (value === undefined || skip(key)) continue;
-    if (key === 'time') out.time = parseTime12h(value as string);
+    if (key === 'time') out.time = parseTimeInput(value as string);
     else if (key === 'name') out.name = (value as string).trim();
     else if (key === 'timezone') out.timezone = canonicalTimeZone(value as string) ?? value;
     else if (key === 'website_blocker' && value !== null) {
