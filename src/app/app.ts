@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import { accountsRoutes, createAccounts, signinRoutes } from '../features/accounts/accounts.public.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
+import { createOAuthService, deviceRoutes, oauthRoutes } from '../features/oauth/oauth.public.js';
 import { blockerRoutes } from '../features/blocker/blocker.routes.js';
 import { changesRoutes } from '../features/changes/changes.routes.js';
 import { createChangesService } from '../features/changes/changes.service.js';
@@ -129,6 +130,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
   await app.register(signinRoutes, { signin: accounts.signin, auth });
+  const oauth = createOAuthService(storage, auth);
+  await app.register(oauthRoutes, { oauth });
   const calendar = createCalendarService(storage);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
@@ -148,6 +151,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(nowRoutes, { now: createNowService(storage) });
       await api.register(blockerRoutes);
       await api.register(accountsRoutes, { orgs: accounts.orgs, tokens: accounts.tokens });
+      await api.register(deviceRoutes, { oauth });
       await api.register(webhooksRoutes, {
         webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),
       });
