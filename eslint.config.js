@@ -60,17 +60,9 @@ export default tseslint.config(
   {
     // Still over the limits while their splits land (issue 35): delete each entry as its file comes under them.
     files: [
-      'src/features/auth/auth.repository.ts', // createAuthRepository
-      'src/features/auth/auth.service.ts', // createAuthService
-      'src/features/changes/changes.service.ts', // createChangesService
-      'src/features/events/events.hub.ts', // createEventHub
-      'src/features/sessions/sessions.index.ts', // createOccurrenceIndex
-      'src/features/sessions/sessions.participants.ts', // createParticipantsRepository
-      'src/features/sessions/sessions.repository.ts', // createSessionsRepository
-      'src/features/sessions/sessions.routes.ts', // the routes plugin
+      'src/features/accounts/accounts.routes.ts', // the routes plugin
+      'src/features/auth/auth.people.ts', // createPeopleRepository
       'src/features/webhooks/webhooks.claims.ts', // createClaims
-      'src/features/webhooks/webhooks.clock.ts', // createClock
-      'src/features/webhooks/webhooks.dispatcher.ts', // createDispatcher
       'src/features/webhooks/webhooks.fanout.ts', // createFanout, deliveriesFor
       'src/features/webhooks/webhooks.repository.ts', // createWebhooksRepository
       'src/features/webhooks/webhooks.routes.ts', // the routes plugin

@@ -12,7 +12,7 @@ const CONFIG_READERS = new Set(['config', 'app', 'server', 'cli']);
  * no two feature folders import each other. The recurrence engine imports nothing outside
  * its folder at all.
  */
-const FEATURES = ['recurrence', 'blocker', 'idempotency', 'system', 'auth', 'sessions', 'tasks', 'changes', 'events', 'calendar', 'now', 'stats', 'webhooks'];
+const FEATURES = ['recurrence', 'blocker', 'idempotency', 'system', 'auth', 'accounts', 'oauth', 'sessions', 'tasks', 'changes', 'events', 'calendar', 'now', 'stats', 'webhooks'];
 const SELF_CONTAINED = new Set(['recurrence']);
 
 /**
@@ -21,7 +21,8 @@ const SELF_CONTAINED = new Set(['recurrence']);
  * listed so that it only shrinks (issue 35: sessions.api.ts becomes sessions' one face).
  */
 const PUBLIC = {
-  auth: ['auth.caller', 'auth.service', 'auth.token', 'auth.principals'],
+  auth: ['auth.caller', 'auth.service', 'auth.token', 'auth.principals', 'auth.people'],
+  accounts: ['accounts.public'],
   blocker: ['blocker.categories'],
   changes: ['changes.service'],
   recurrence: ['recurrence.engine', 'recurrence.dates', 'recurrence.time', 'recurrence.rrule'],

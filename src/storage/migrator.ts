@@ -15,6 +15,8 @@ import * as indexFloor from './migrations/0012_index_floor.js';
 import * as changeParticipation from './migrations/0013_change_participation.js';
 import * as webhookPayloads from './migrations/0014_webhook_payloads.js';
 import * as userDisabled from './migrations/0016_user_disabled.js';
+import * as accounts from './migrations/0017_accounts.js';
+import * as deviceCodes from './migrations/0018_device_codes.js';
 import * as taskCompletedAt from './migrations/0020_task_completed_at.js';
 import type { Database } from './tables.js';
 
@@ -36,6 +38,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0013_change_participation': { up: (db) => changeParticipation.up(db) },
     '0014_webhook_payloads': { up: (db) => webhookPayloads.up(db, dialect) },
     '0016_user_disabled': { up: (db) => userDisabled.up(db) },
+    '0017_accounts': { up: (db) => accounts.up(db, dialect) },
+    '0018_device_codes': { up: (db) => deviceCodes.up(db, dialect) },
     '0020_task_completed_at': { up: (db) => taskCompletedAt.up(db) },
   };
 }
