@@ -42,6 +42,7 @@ import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
 import { strictQueryPlugin } from './strict-query.plugin.js';
 import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
+import { webappPlugin } from './webapp.plugin.js';
 
 /**
  * API requests served at once where statements run on the event loop (SQLite; see the
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
+  await app.register(webappPlugin);
   const calendar = createCalendarService(storage);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
