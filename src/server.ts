@@ -6,7 +6,8 @@ import { startJobs } from './server.jobs.js';
 
 /** One line, so that it reads well inside a JSON log entry too; nothing in it looks like a credential to the log scrubber. */
 const FIRST_RUN_HINT =
-  'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
+  'No users yet. The first admin: `npx focus users add <handle> --org <org_id> --admin`, then `npx focus invite <org_id>` and open the link it ' +
+  'prints to choose a password, then sign in at {base}/ and invite everyone else from Settings. For scripts: ' +
   '`npx focus tokens issue <handle> --name <label>`, and send it in the `Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
@@ -48,6 +49,6 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     base,
   );
   for (const warning of await storage.settingsWarnings()) app.log.warn({ hint: 'database-settings' }, warning);
-  if ((await createAuthService(storage).countUsers()) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replace('{base}', base));
+  if ((await createAuthService(storage).countUsers()) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replaceAll('{base}', base));
   return app;
 }
