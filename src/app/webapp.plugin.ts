@@ -71,7 +71,7 @@ const NOT_BUILT =
   '<p>The web app is not built: run <code>npm run build</code> (with devDependencies). The API is at <a href="/docs">/docs</a>.</p></body></html>';
 
 /** Registers `GET /` and `GET /*`; pass `root` to serve another build (tests). */
-export const webappPlugin: FastifyPluginAsync<{ root?: string }> = async (app, options) => {
+export const webappPlugin: FastifyPluginAsync<{ root?: string }> = (app, options) => {
   const root = options.root ?? WEB_ROOT;
   const files = existsSync(join(root, 'index.html')) ? loadFiles(root) : new Map<string, WebFile>();
   const index = files.get('/index.html') ?? { body: Buffer.from(NOT_BUILT), type: TYPES['.html'] ?? 'text/html', cache: 'no-cache', etag: '"not-built"' };
@@ -86,4 +86,5 @@ export const webappPlugin: FastifyPluginAsync<{ root?: string }> = async (app, o
     if (!SERVER_PATHS.test(path) && !path.startsWith('/assets/') && wantsPage(request)) return send(request, reply, index);
     return reply.callNotFound();
   });
+  return Promise.resolve();
 };

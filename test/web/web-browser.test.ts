@@ -64,7 +64,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await button(page, 'Sign in').click();
     await page.waitForURL(/\/week$/);
 
-    for (const name of ['Previous week', 'Next week', 'New session']) expect(await button(page, name).count(), name).toBe(1);
+    for (const name of ['Previous week', 'Next week', 'New session']) await expect.poll(() => button(page, name).count(), { message: name }).toBe(1);
     const heading = page.getByRole('heading', { level: 1 });
     const thisWeek = await heading.textContent();
     await button(page, 'Next week').click();
@@ -82,7 +82,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await checkPage(page, 'new session');
     await button(page, 'Save').click();
     await page.waitForURL(/\/sessions\/\d+$/);
-    expect(await heading.textContent()).toBe('Deep work');
+    await expect.poll(() => heading.textContent()).toBe('Deep work');
 
     await button(page, 'Join').click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Joined.' }).count()).toBe(1);
@@ -96,7 +96,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await button(page, 'Add task').click();
     const task = page.getByRole('checkbox', { name: 'Outline the talk' });
     await expect.poll(() => task.count()).toBe(1);
-    await task.check();
+    await task.click();
     await expect.poll(() => task.isChecked()).toBe(true);
     await button(page, 'Remove task Outline the talk').click();
     await expect.poll(() => task.count()).toBe(0);
@@ -108,7 +108,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await expect.poll(() => link.count()).toBe(1);
     await link.click();
     await page.waitForURL(/\/sessions\/\d+$/);
-    expect(await heading.textContent()).toBe('Deep work');
+    await expect.poll(() => heading.textContent()).toBe('Deep work');
 
     expect(errors).toEqual([]);
     expect(refused).toEqual([]);
@@ -127,7 +127,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await button(page, 'Save').click();
     await page.waitForURL(/\/sessions\/\d+\?date=/);
     const group = page.getByRole('radiogroup', { name: 'Apply to' });
-    expect(await group.count()).toBe(1);
+    await expect.poll(() => group.count()).toBe(1);
     for (const name of ['This occurrence', 'This and following', 'All occurrences']) expect(await group.getByRole('radio', { name, exact: true }).count(), name).toBe(1);
     await checkPage(page, 'series occurrence');
 
