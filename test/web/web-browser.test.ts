@@ -170,7 +170,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   it('shows the invitation page to someone signed out, with its pinned names', async () => {
     const { context } = await isolatedContext(browser, server.url);
     const page = await context.newPage();
-    await page.goto(`${server.url}/invite/not-a-real-token`);
+    await page.goto(`${server.url}/invite#not-a-real-token`);
     await expect.poll(() => button(page, 'Accept invitation').count()).toBe(1);
     expect(await page.getByLabel('Handle', { exact: true }).count()).toBe(1);
     expect(await page.getByLabel('Password', { exact: true }).count()).toBe(1);

@@ -14,11 +14,13 @@ import { navigate, useLocation } from './router.js';
 import { SignedContext } from './session.context.js';
 
 /** Pages anyone may open; every other page sends a signed-out person to sign in first. */
-const PUBLIC = [/^\/sign-in$/, /^\/invite\//];
+const PUBLIC = [/^\/sign-in$/, /^\/invite(\/|$)/];
 
 function page(path: string) {
   if (path === '/sign-in') return <SignIn />;
-  if (path.startsWith('/invite/')) return <Invite token={decodeURIComponent(path.slice('/invite/'.length))} />;
+  // Links read `/invite#<secret>`: the fragment never reaches a server or its logs.
+  if (path === '/invite') return <Invite secret={decodeURIComponent(window.location.hash.slice(1))} />;
+  if (path.startsWith('/invite/')) return <Invite secret={decodeURIComponent(path.slice('/invite/'.length))} />;
   if (path === '/device') return <Device />;
   if (path === '/now') return <Now />;
   if (path === '/stats') return <Stats />;

@@ -2,25 +2,26 @@ import { useState } from 'preact/hooks';
 import { people } from '../api.people.js';
 import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
-import { Notice, useAction } from '../ui.js';
+import { Notice, useAction, useLoad } from '../ui.js';
 
 /**
  * An invitation link: a new person chooses a handle and a password (at least 10
  * characters); someone already signed in just joins the org.
  */
-export function Invite({ token }: { token: string }) {
+export function Invite({ secret }: { secret: string }) {
   const { me, refresh } = useSigned();
   const [handle, setHandle] = useState('');
   const [password, setPassword] = useState('');
   const { busy, message, run } = useAction();
+  const preview = useLoad(() => people.previewInvite(secret), `invite ${secret}`);
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
       if (me) {
-        await people.acceptInvite(token, {});
+        await people.acceptInvite(secret, {});
       } else {
         const chosen = handle.trim().toLowerCase();
-        await people.acceptInvite(token, { handle: chosen, password });
+        await people.acceptInvite(secret, { handle: chosen, password });
         // Accepting may or may not sign the person in; signing in here makes both cases the same.
         if ((await refresh()) === null) await people.login(chosen, password);
       }
@@ -31,6 +32,16 @@ export function Invite({ token }: { token: string }) {
   return (
     <div class="narrow">
       <h1 tabIndex={-1}>Join a team on Focus</h1>
+      {preview.data && (
+        <p>
+          You are invited to team {preview.data.org_id}. The invitation expires {new Date(preview.data.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}.
+        </p>
+      )}
+      {preview.error && (
+        <p role="alert" class="notice error">
+          This invitation cannot be used: it is unknown, used, revoked or expired. Ask for a new link.
+        </p>
+      )}
       <form onSubmit={submit} class="stack">
         {me ? (
           <p>You are signed in as {me.handle}: accepting adds this team to your account.</p>

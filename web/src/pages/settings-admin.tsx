@@ -71,10 +71,13 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       <ul class="list">
         {invites.data?.map((i) => (
           <li key={i.id}>
-            <span>Expires {new Date(i.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</span>
-            <button type="button" class="link" disabled={busy} aria-label={`Revoke invitation ${i.id}`} onClick={() => revoke(i.id)}>
-              Revoke
-            </button>
+            <span>
+              {i.status ? `${i.status[0]?.toUpperCase()}${i.status.slice(1)}, expires` : 'Expires'} {new Date(i.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</span>
+            {(i.status ?? 'pending') === 'pending' && (
+              <button type="button" class="link" disabled={busy} aria-label={`Revoke invitation ${i.id}`} onClick={() => revoke(i.id)}>
+                Revoke
+              </button>
+            )}
           </li>
         ))}
       </ul>

@@ -1,18 +1,20 @@
 import { useState } from 'preact/hooks';
-import { type PersonalToken, SCOPES, people } from '../api.people.js';
+import { type ConnectedApp, type PersonalToken, SCOPES, people } from '../api.people.js';
 import { Copyable, Loading, Notice, Section, useAction, useLoad } from '../ui.js';
 
 const when = (instant: string | null) => (instant ? new Date(instant).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : 'never');
 
-/** A token an app got through the device grant carries the app's name (`client_id`). */
-const isApp = (token: PersonalToken) => typeof token.client_id === 'string' && token.client_id !== '';
+type Listed = { id: number; label: string; scopes: string[] | null; last_used_at: string | null };
 
-function TokenList({ tokens, busy, revoke, empty }: { tokens: PersonalToken[]; busy: boolean; revoke: (t: PersonalToken) => void; empty: string }) {
+const fromToken = (t: PersonalToken): Listed => ({ ...t, label: t.name ?? `token ${t.id}${t.kind === 'cli' ? ' (from the command line)' : ''}` });
+const fromApp = (a: ConnectedApp): Listed => ({ ...a, label: a.client_id });
+
+function TokenList({ tokens, busy, revoke, empty }: { tokens: Listed[]; busy: boolean; revoke: (id: number) => void; empty: string }) {
   if (tokens.length === 0) return <p class="empty">{empty}</p>;
   return (
     <ul class="list">
       {tokens.map((token) => {
-        const name = (isApp(token) ? token.client_id : token.name) ?? `token ${token.id}`;
+        const name = token.label;
         return (
           <li key={token.id}>
             <span>
@@ -22,7 +24,7 @@ function TokenList({ tokens, busy, revoke, empty }: { tokens: PersonalToken[]; b
                 {(token.scopes ?? []).join(' ') || 'all rights'} · last used {when(token.last_used_at)}
               </span>
             </span>
-            <button type="button" class="link" disabled={busy} aria-label={`Revoke ${name}`} onClick={() => revoke(token)}>
+            <button type="button" class="link" disabled={busy} aria-label={`Revoke ${name}`} onClick={() => revoke(token.id)}>
               Revoke
             </button>
           </li>
@@ -34,6 +36,7 @@ function TokenList({ tokens, busy, revoke, empty }: { tokens: PersonalToken[]; b
 
 export function Tokens() {
   const tokens = useLoad(() => people.tokens(), 'tokens');
+  const apps = useLoad(() => people.apps(), 'apps');
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<string>>(new Set(['sessions:read', 'me:read']));
   const [shown, setShown] = useState<string | null>(null);
@@ -48,18 +51,23 @@ export function Tokens() {
       return 'Token created: copy it now, it is shown only once.';
     });
   };
-  const revoke = (token: PersonalToken) =>
+  const revoke = (id: number) =>
     void run(async () => {
-      await people.revokeToken(token.id);
+      await people.revokeToken(id);
       await tokens.reload();
       return 'Revoked.';
     });
-  const all = tokens.data ?? [];
+  const disconnect = (id: number) =>
+    void run(async () => {
+      await people.revokeApp(id);
+      await apps.reload();
+      return 'Disconnected: the app can no longer act for you.';
+    });
   return (
     <>
       <Section title="Personal tokens">
         <Loading error={tokens.error} loading={tokens.loading && !tokens.data} />
-        {tokens.data && <TokenList tokens={all.filter((t) => !isApp(t))} busy={busy} revoke={revoke} empty="No personal tokens." />}
+        {tokens.data && <TokenList tokens={tokens.data.map(fromToken)} busy={busy} revoke={revoke} empty="No personal tokens." />}
         {shown && <Copyable label="New token" value={shown} />}
         <form class="stack" onSubmit={issue}>
           <label for="token-name">Token name</label>
@@ -82,7 +90,8 @@ export function Tokens() {
       </Section>
       <Section title="Connected apps">
         <p class="hint">Apps you approved with a code on the Connect an app page.</p>
-        {tokens.data && <TokenList tokens={all.filter(isApp)} busy={busy} revoke={revoke} empty="No connected apps." />}
+        <Loading error={apps.error} loading={apps.loading && !apps.data} />
+        {apps.data && <TokenList tokens={apps.data.map(fromApp)} busy={busy} revoke={disconnect} empty="No connected apps." />}
       </Section>
     </>
   );
