@@ -46,14 +46,13 @@ describe('web app files', () => {
     expect((await app.inject({ url: '/assets/missing.js', headers: html })).statusCode).toBe(404);
   });
 
-  it('answers client routes with index.html to a browser, and 404 to other clients and under server paths', async () => {
-    for (const path of ['/week', '/invite/abc', '/device?user_code=ABCD-EFGH', '/sessions/3?date=2026-12-01']) {
+  it('answers the app’s pages with index.html, and leaves every other path to the server', async () => {
+    for (const path of ['/week', '/invite', '/invite/abc', '/device?user_code=ABCD-EFGH', '/sessions/new', '/sessions/3?date=2026-12-01', '/settings']) {
       const page = await app.inject({ url: path, headers: html });
       expect(page.statusCode, path).toBe(200);
       expect(page.body).toContain('<title>Focus</title>');
     }
-    expect((await app.inject({ url: '/week' })).statusCode).toBe(404);
-    for (const path of ['/api/v1/nope', '/auth/nope', '/oauth/nope', '/docs/nope', '/problems/nope/x', '/ical/x/y']) {
+    for (const path of ['/nope', '/week/x', '/api/v1/nope', '/auth/nope', '/oauth/nope', '/docs/nope', '/problems/nope/x', '/ical/x/y']) {
       expect((await app.inject({ url: path, headers: html })).statusCode, path).toBe(404);
     }
     expect((await app.inject({ url: '/api/v1/me', headers: html })).json()).toEqual({ data: 'api' });

@@ -7,15 +7,15 @@ import { PACKAGE_ROOT } from '../config/config.variables.js';
 /*
  * The web app (contract section 12) at `/`: the files Vite built into dist/web at install,
  * read once at start-up (about 60 KB) and served from memory. Hashed assets are cached for
- * a year; index.html is revalidated, so a new build is picked up on the next visit. Any
- * other page path answers index.html to a browser (the app routes on the client); the
- * server's own prefixes keep their answers, 404 problems included.
+ * a year; index.html is revalidated, so a new build is picked up on the next visit. The
+ * app's own page paths answer index.html (it routes on the client); they are listed, not
+ * caught by a wildcard, so every other path keeps the server's 404 and 405 problems.
  */
 
 export const WEB_ROOT = join(PACKAGE_ROOT, 'dist', 'web');
 
-/** Paths the server answers itself: never the app's index.html, even to a browser. */
-const SERVER_PATHS = /^\/(api|auth|oauth|docs|problems|ical|healthz|readyz)(\/|$)/;
+/** The pages of web/src/main.tsx: each is index.html, opened or reloaded in a browser. */
+export const WEB_PAGES = ['/', '/week', '/now', '/stats', '/settings', '/sign-in', '/invite', '/invite/:secret', '/device', '/sessions/new', '/sessions/:id'] as const;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -70,21 +70,15 @@ const NOT_BUILT =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Focus</title></head><body><h1>Focus</h1>' +
   '<p>The web app is not built: run <code>npm run build</code> (with devDependencies). The API is at <a href="/docs">/docs</a>.</p></body></html>';
 
-/** Registers `GET /` and `GET /*`; pass `root` to serve another build (tests). */
+/** Registers the pages and `GET /assets/:file`; pass `root` to serve another build (tests). */
 export const webappPlugin: FastifyPluginAsync<{ root?: string }> = (app, options) => {
   const root = options.root ?? WEB_ROOT;
   const files = existsSync(join(root, 'index.html')) ? loadFiles(root) : new Map<string, WebFile>();
   const index = files.get('/index.html') ?? { body: Buffer.from(NOT_BUILT), type: TYPES['.html'] ?? 'text/html', cache: 'no-cache', etag: '"not-built"' };
-  const wantsPage = (request: FastifyRequest) => (request.headers.accept ?? '').includes('text/html');
-
-  app.get('/', { schema: { hide: true } }, (request, reply) => send(request, reply, index));
-  app.get('/*', { schema: { hide: true } }, (request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
-    const file = files.get(path);
-    if (file !== undefined && path !== '/index.html') return send(request, reply, file);
-    // A client route such as /week or /invite/<token>, opened or reloaded in a browser.
-    if (!SERVER_PATHS.test(path) && !path.startsWith('/assets/') && wantsPage(request)) return send(request, reply, index);
-    return reply.callNotFound();
+  for (const page of WEB_PAGES) app.get(page, { schema: { hide: true } }, (request, reply) => send(request, reply, index));
+  app.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
+    const file = files.get(`/assets/${(request.params as { file: string }).file}`);
+    return file === undefined ? reply.callNotFound() : send(request, reply, file);
   });
   return Promise.resolve();
 };
