@@ -6,9 +6,10 @@ import { startJobs } from './server.jobs.js';
 
 /** One line, so that it reads well inside a JSON log entry too; nothing in it looks like a credential to the log scrubber. */
 const FIRST_RUN_HINT =
-  'No users yet. The first admin: `npx focus users add <handle> --org <org_id> --admin`, then `npx focus invite <org_id>` and open the link it ' +
-  'prints to choose a password, then sign in at {base}/ and invite everyone else from Settings. For scripts: ' +
-  '`npx focus tokens issue <handle> --name <label>`, and send it in the `Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
+  'No users yet. For people, the web app at {base}/: `npx focus users add <handle> --org <org_id> --admin` creates the org, ' +
+  '`npx focus invite <org_id>` prints a one-time link where a person chooses a handle and password, and `npx focus users add <that handle> --org <org_id> --admin` ' +
+  'makes them its admin, who invites everyone else from Settings. For scripts: `npx focus tokens issue <handle> --name <label>`, and send it in the ' +
+  '`Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
 export async function startServer(config: Config): Promise<FastifyInstance> {

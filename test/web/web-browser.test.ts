@@ -30,8 +30,8 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   beforeAll(async () => {
     await buildOnce();
     database = await createTestDatabase('sqlite');
-    await seedPerson(database.url, 'alice', PASSWORD, { admin: true });
     server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+    await seedPerson(server, database.url, 'alice', PASSWORD, { admin: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 180_000);
 
