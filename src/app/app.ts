@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
+import { accountsRoutes, createAccounts, signinRoutes } from '../features/accounts/accounts.public.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
 import { blockerRoutes } from '../features/blocker/blocker.routes.js';
 import { changesRoutes } from '../features/changes/changes.routes.js';
@@ -97,6 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
   const { storage } = app;
   const auth = createAuthService(storage);
+  const accounts = createAccounts(storage, auth);
   await app.register(drainPlugin);
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
@@ -104,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });
   await app.register(bodilessPlugin);
   await app.register(jsonBodyPlugin);
-  await app.register(authPlugin, { auth });
+  await app.register(authPlugin, { auth, ...accounts.authOptions });
   await app.register(rateLimitPlugin, { max: config.rateLimit, redisUrl: config.redisUrl });
   await app.register(etagPlugin);
   await app.register(openapiPlugin);
@@ -128,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
   await app.register(webappPlugin);
+  await app.register(signinRoutes, { signin: accounts.signin, auth });
   const calendar = createCalendarService(storage);
   // Calendar feeds outside the API prefix: no bearer token; a gate of their own, so that polling calendar apps never queue API requests.
   await app.register(async (feeds) => {
@@ -146,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(calendarFeedsRoutes, { calendar });
       await api.register(nowRoutes, { now: createNowService(storage) });
       await api.register(blockerRoutes);
+      await api.register(accountsRoutes, { orgs: accounts.orgs, tokens: accounts.tokens });
       await api.register(webhooksRoutes, {
         webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),
       });

@@ -3,6 +3,7 @@ import { environmentHelp } from '../config/config.docs.js';
 import { type Config, describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
 import { PACKAGE } from '../config/config.package.js';
 import { type AuthService, AdminInputError, createAuthService } from '../features/auth/auth.service.js';
+import { createAccountsAdmin } from '../features/accounts/accounts.public.js';
 import { createCalendarAdmin } from '../features/calendar/calendar.admin.js';
 import { createWebhooksAdmin } from '../features/webhooks/webhooks.admin.js';
 import { type Storage, openStorage } from '../storage/database.js';
@@ -85,9 +86,10 @@ export function buildProgram(): Command {
         'default UTC for a new user, kept for an existing one',
       single('--timezone'),
     )
+    .option('--admin', "make the user an admin of each org named: admins invite and remove the org's people")
     .addHelpText('after', prints('{"handle":"alice","org_ids":[1,2]}'))
-    .action(async (handle: string, options: { org: number[]; timezone?: string }) =>
-      print(await withAdmin((admin) => admin.addUser(handle, options.org, { timezone: options.timezone }))),
+    .action(async (handle: string, options: { org: number[]; timezone?: string; admin?: boolean }) =>
+      print(await withAdmin((admin) => admin.addUser(handle, options.org, { timezone: options.timezone, admin: options.admin === true }))),
     );
   users
     .command('list')
@@ -113,6 +115,20 @@ export function buildProgram(): Command {
     .requiredOption('--org <id>', 'the org id (positive integer)', positiveInteger('org id'))
     .addHelpText('after', prints('{"handle":"alice","org_ids":[2]} (the orgs left)') + OFFBOARDING.remove)
     .action(async (handle: string, options: { org: number }) => print(await withAdmin((admin) => admin.removeMembership(handle, options.org))));
+
+  program
+    .command('invite')
+    .description('make a one-time invitation link to an org (valid 7 days): whoever opens it chooses a handle and password')
+    .argument('<org>', 'the org id (positive integer); the org must exist (`users add … --org`)', positiveInteger('org id'))
+    .addHelpText('after', prints('{"id":1,"org_id":1,"url":"<PUBLIC_URL>/invite#…","expires_at":"…"}') + '\nThe link starts with PUBLIC_URL, or http://<HOST>:<PORT> when it is not set.')
+    .action(async (org: number) => {
+      const made = await withStorage((storage, config) => {
+        const base = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+        return createAccountsAdmin(storage, createAuthService(storage)).inviteFromCli(org, base);
+      });
+      if (made === undefined) throw new AdminInputError(`no org with id ${org}: create it with \`focus users add <handle> --org ${org} --admin\``);
+      print(made);
+    });
 
   const tokens = program.command('tokens').description('issue, list and revoke API tokens');
   tokens

@@ -16,9 +16,11 @@ import type {
   WebsiteBlocker,
   WeekPosition,
 } from './columns.js';
+import type { DeviceCodesTable, InvitesTable } from './tables.accounts.js';
 import type { WebhookDeliveriesTable, WebhookPayloadsTable, WebhookStateTable, WebhookTriggersTable, WebhooksTable } from './tables.webhooks.js';
 
 export type * from './tables.webhooks.js';
+export type * from './tables.accounts.js';
 
 /*
  * Dialect-neutral column types: booleans are 0/1 integers (better-sqlite3 cannot bind
@@ -35,6 +37,10 @@ export interface UsersTable {
   timezone: Generated<string>;
   /** Set by `focus users disable`: every way the user receives data is shut while it is (contract section 13). */
   disabled_at: Instant | null;
+  /** argon2id (PHC string); null: the user cannot sign in with a password. */
+  password_hash: Generated<string | null>;
+  /** A verified email an admin set: how single sign-on finds the user. */
+  email: Generated<string | null>;
 }
 
 export interface OrgsTable {
@@ -45,6 +51,8 @@ export interface OrgsTable {
 export interface MembershipsTable {
   user_id: number;
   org_id: number;
+  /** An org's admins manage its people (contract section 12). */
+  role: Generated<'admin' | 'member'>;
 }
 
 export interface TokensTable {
@@ -56,6 +64,12 @@ export interface TokensTable {
   expires_at: Instant | null;
   revoked_at: Instant | null;
   last_used_at: Instant | null;
+  /** `cli`: issued by `focus tokens issue`; `personal`: made at /me/tokens; `app`: a connected app's (device grant); `session`: a browser's sign-in cookie. */
+  kind: Generated<'cli' | 'personal' | 'app' | 'session'>;
+  /** JSON array of scopes; null: all of the user's rights. */
+  scopes: Generated<string | null>;
+  /** A connected app's name (its OAuth client_id). */
+  client: Generated<string | null>;
 }
 
 export interface SessionsTable {
@@ -240,6 +254,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_state: WebhookStateTable;
   webhook_triggers: WebhookTriggersTable;
+  invites: InvitesTable;
+  device_codes: DeviceCodesTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;

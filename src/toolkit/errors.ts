@@ -120,3 +120,15 @@ export class FieldErrors {
     if (!this.empty) throw validationFailed(this.list);
   }
 }
+
+/** A scoped token (contract section 12) on a route that needs a scope it lacks. */
+export const insufficientScope = (needed: string) =>
+  new ApiError(403, 'insufficient-scope', 'Insufficient scope', `This route needs a token with ${needed}.`);
+
+/** A cookie-authenticated change that did not come from the app's own origin (the CSRF rule of contract section 12). */
+export const crossOrigin = () =>
+  new ApiError(403, 'cross-origin', 'Cross-origin request', 'A change made with the sign-in cookie must come from this server’s own web app; other programs send a bearer token.');
+
+/** A failed sign-in: one answer whatever was wrong (unknown handle, wrong password, no password, disabled user). */
+export const signInFailed = () =>
+  new ApiError(401, 'unauthorized', 'Unauthorized', 'The handle or the password is wrong.', undefined, { 'www-authenticate': 'Bearer realm="focus"' });

@@ -32,6 +32,18 @@ export const PROBLEMS = {
     when: 'You can see the record, but it is not yours to change (for example a session another user created).',
     todo: 'Ask its owner, or change only what your role allows.',
   },
+  'insufficient-scope': {
+    status: 403,
+    title: 'Insufficient scope',
+    when: 'The token is limited to scopes (a personal token or a connected app’s) and this route needs one it does not have; `detail` names it.',
+    todo: 'Use a token that has the scope, or have one made with it (`POST /api/v1/me/tokens`, or the app asks again with that `scope`).',
+  },
+  'cross-origin': {
+    status: 403,
+    title: 'Cross-origin request',
+    when: 'A request authenticated by the sign-in cookie tried to change something, but it did not come from the web app’s own origin (`Origin` / `Sec-Fetch-Site`).',
+    todo: 'Send changes from the web app itself, or use a bearer token from other programs.',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',

@@ -1,4 +1,5 @@
 import type { Db, Storage } from '../../storage/database.js';
+import type { TokenKind } from './auth.caller.js';
 
 export interface TokenLookup {
   tokenId: number;
@@ -10,6 +11,9 @@ export interface TokenLookup {
   lastUsedAt: string | null;
   /** When the user was disabled (`focus users disable`); their tokens are refused while set. */
   disabledAt: string | null;
+  /** What kind of credential (auth.caller.ts TokenKind), and its scopes as JSON (null: all rights). */
+  kind: TokenKind;
+  scopes: string | null;
   orgIds: number[];
 }
 
@@ -28,7 +32,7 @@ const CACHE_SIZE = 10_000;
  */
 export const AUTH_CACHE_TTL_MS = 1_000;
 /** The signal channel of every write that changes what a token lookup returns. */
-const AUTH_CHANNEL = 'auth';
+export const AUTH_CHANNEL = 'auth';
 
 export type AuthRepository = ReturnType<typeof createAuthRepository>;
 
@@ -55,6 +59,8 @@ export function createAuthRepository(storage: Storage) {
         'tokens.revoked_at as revokedAt',
         'tokens.last_used_at as lastUsedAt',
         'users.disabled_at as disabledAt',
+        'tokens.kind as kind',
+        'tokens.scopes as scopes',
         'memberships.org_id as orgId',
       ])
       .where('tokens.token_hash', '=', tokenHash)
@@ -121,9 +127,10 @@ export function createAuthRepository(storage: Storage) {
     },
 
     /** Records use of the token; `found` (maybe a cached lookup) carries the new time, so concurrent requests do not write it again. */
-    async touchToken(db: Db, found: TokenLookup, at: string): Promise<void> {
+    async touchToken(db: Db, found: TokenLookup, at: string, slideTo?: string): Promise<void> {
       found.lastUsedAt = at;
-      await db.updateTable('tokens').set({ last_used_at: at }).where('id', '=', found.tokenId).execute();
+      if (slideTo !== undefined) found.expiresAt = slideTo;
+      await db.updateTable('tokens').set({ last_used_at: at, ...(slideTo === undefined ? {} : { expires_at: slideTo }) }).where('id', '=', found.tokenId).execute();
     },
 
     async orgIdsOf(db: Db, userId: number): Promise<number[]> {
@@ -182,7 +189,7 @@ export function createAuthRepository(storage: Storage) {
     },
     async insertToken(
       db: Db,
-      values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null },
+      values: { userId: number; name: string | null; tokenHash: string; createdAt: string; expiresAt: string | null; kind?: TokenKind; scopes?: string | null; client?: string | null },
     ): Promise<number> {
       const row = await db
         .insertInto('tokens')
@@ -192,6 +199,9 @@ export function createAuthRepository(storage: Storage) {
           token_hash: values.tokenHash,
           created_at: values.createdAt,
           expires_at: values.expiresAt,
+          kind: values.kind ?? 'cli',
+          scopes: values.scopes ?? null,
+          client: values.client ?? null,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -238,6 +248,7 @@ export function createAuthRepository(storage: Storage) {
         .selectFrom('tokens')
         .innerJoin('users', 'users.id', 'tokens.user_id')
         .select(['tokens.id', 'users.handle', 'tokens.name', 'tokens.created_at', 'tokens.expires_at', 'tokens.last_used_at', 'tokens.revoked_at'])
+        .where('tokens.kind', '!=', 'session')
         .orderBy('tokens.id');
       if (userId !== undefined) query = query.where('tokens.user_id', '=', userId);
       return query.execute();

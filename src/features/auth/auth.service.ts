@@ -1,13 +1,16 @@
 import type { Storage } from '../../storage/database.js';
 import { validationFailed } from '../../toolkit/errors.js';
 import { NOT_A_TIME_ZONE, canonicalTimeZone } from '../recurrence/recurrence.time.js';
-import type { AuthenticatedUser } from './auth.caller.js';
+import type { AuthenticatedUser, TokenKind } from './auth.caller.js';
 import { isHandle } from './auth.caller.js';
+import { createPeopleRepository } from './auth.people.js';
 import { createAuthRepository } from './auth.repository.js';
 import { generateToken, hashToken, isWellFormedToken } from './auth.token.js';
 
 /** last_used_at is kept to the minute: a write per request would serialise every reader on SQLite. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** A browser session ends this long after its last use (contract section 12: 30 days, sliding). */
+export const SESSION_LIFETIME_MS = 30 * 86_400_000;
 
 /** A bad argument to an administrative action (the CLI's commands); its message is for the operator. */
 export class AdminInputError extends Error {
@@ -41,6 +44,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
 /** Authentication of requests, and the administration of users and tokens (the CLI). */
 export function createAuthService(storage: Storage) {
   const repo = createAuthRepository(storage);
+  const people = createPeopleRepository(storage);
 
   async function existingUser(handle: string) {
     requireHandle(handle);
@@ -54,16 +58,48 @@ export function createAuthService(storage: Storage) {
      * Resolves a bearer token to its user, or undefined for anything unusable. Unknown,
      * malformed, expired and revoked tokens are indistinguishable to the caller.
      */
-    async authenticate(token: string, now = new Date()): Promise<AuthenticatedUser | undefined> {
+    async authenticate(token: string, now = new Date(), via: 'bearer' | 'cookie' = 'bearer'): Promise<AuthenticatedUser | undefined> {
       if (!isWellFormedToken(token)) return undefined;
-      const found = await repo.findToken(hashToken(token));
+      const hash = hashToken(token);
+      const found = await repo.findToken(hash);
       if (found === undefined || found.revokedAt !== null || found.disabledAt !== null) return undefined;
+      // A sign-in cookie is no bearer token and a bearer token no cookie: each is refused where the other belongs.
+      if ((found.kind === 'session') !== (via === 'cookie')) return undefined;
       const nowIso = now.toISOString();
       if (found.expiresAt !== null && found.expiresAt <= nowIso) return undefined;
       if (found.lastUsedAt === null || Date.parse(found.lastUsedAt) <= now.getTime() - TOUCH_INTERVAL_MS) {
-        await repo.touchToken(storage.db, found, nowIso);
+        // A browser session slides: each use (to the minute) moves its end SESSION_LIFETIME_MS ahead.
+        const slideTo = found.kind === 'session' ? new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString() : undefined;
+        await repo.touchToken(storage.db, found, nowIso, slideTo);
       }
-      return { id: found.userId, handle: found.handle, orgIds: [...found.orgIds], timezone: found.timezone };
+      const scopes = found.scopes === null ? {} : { scopes: JSON.parse(found.scopes) as string[] };
+      return {
+        id: found.userId,
+        handle: found.handle,
+        orgIds: [...found.orgIds],
+        timezone: found.timezone,
+        ...scopes,
+        credential: { id: found.tokenId, kind: found.kind, hash },
+      };
+    },
+
+    /**
+     * Issues a credential of another kind than the CLI's (a personal or app token, a browser
+     * session) to a user by id: shown once, stored as its hash.
+     */
+    async issueCredential(q: { userId: number; kind: TokenKind; name: string | null; scopes: readonly string[] | null; expiresAt: string | null; client?: string }) {
+      const token = generateToken();
+      const id = await repo.insertToken(storage.db, {
+        userId: q.userId,
+        name: q.name,
+        tokenHash: hashToken(token),
+        createdAt: new Date().toISOString(),
+        expiresAt: q.expiresAt,
+        kind: q.kind,
+        scopes: q.scopes === null ? null : JSON.stringify(q.scopes),
+        client: q.client ?? null,
+      });
+      return { id, token };
     },
 
     /**
@@ -100,7 +136,7 @@ export function createAuthService(storage: Storage) {
      * Creates the user (home zone `timezone`, default UTC) or adds orgs to an existing one;
      * with `timezone` an existing user's home zone changes too, without it it is kept.
      */
-    async addUser(handle: string, orgIds: readonly number[], options: { timezone?: string } = {}) {
+    async addUser(handle: string, orgIds: readonly number[], options: { timezone?: string; admin?: boolean } = {}) {
       requireHandle(handle);
       if (orgIds.length === 0) throw new AdminInputError('at least one --org is required');
       for (const org of orgIds) {
@@ -111,7 +147,12 @@ export function createAuthService(storage: Storage) {
         throw new AdminInputError(`--timezone must be an IANA time zone name such as Europe/Berlin or UTC: ${options.timezone}`);
       }
       const now = new Date().toISOString();
-      const userId = await storage.transaction((trx) => repo.upsertUserWithOrgs(trx, { handle, orgIds, now, timezone }));
+      const userId = await storage.transaction(async (trx) => {
+        const id = await repo.upsertUserWithOrgs(trx, { handle, orgIds, now, timezone });
+        // `--admin` makes the user an admin of each org named; without it roles are kept.
+        if (options.admin === true) for (const orgId of orgIds) await people.setRole(trx, { userId: id, orgId, role: 'admin' });
+        return id;
+      });
       return { handle, org_ids: await repo.orgIdsOf(storage.db, userId) };
     },
 

@@ -41,7 +41,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub; perToken: 
       if (at !== undefined && at.phase !== 'log') {
         throw validationFailed([{ path: '/cursor', message: 'is a cursor of an unfinished full sync: finish it with GET /changes first' }]);
       }
-      const tokenHash = hashToken(bearerToken(request.headers.authorization) ?? '');
+      // The credential's own hash (a sign-in cookie's too): its revocation ends the stream.
+      const tokenHash = request.user.credential?.hash ?? hashToken(bearerToken(request.headers.authorization) ?? '');
       // The slot is taken before anything is awaited: concurrent opens see each other (contract section 13, caps).
       const slot = hub.reserve(tokenHash);
       if (slot === undefined) throw tooManyStreams(perToken);

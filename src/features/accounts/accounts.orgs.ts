@@ -1,0 +1,79 @@
+import type { Storage } from '../../storage/database.js';
+import { conflict, forbidden, notFound } from '../../toolkit/errors.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
+import type { AuthService } from '../auth/auth.service.js';
+import { hashSecret, inviteStatus, invitesRepository, newSecret } from './accounts.repository.js';
+
+/** An invitation link works this long (contract section 12). */
+export const INVITE_LIFETIME_MS = 7 * 86_400_000;
+
+/** The link an invitation's secret makes: the web app's invitation page, the secret in the fragment (never sent in a request line, so never logged). */
+export const inviteUrl = (base: string, secret: string) => `${base}/invite#${secret}`;
+
+/** 404 unless the caller is a member of the org, 403 unless an admin: what members see of the org they are in. */
+async function requireAdmin(people: PeopleRepository, storage: Storage, user: AuthenticatedUser, orgId: number): Promise<void> {
+  const role = user.orgIds.includes(orgId) ? await people.roleOf(storage.db, user.id, orgId) : undefined;
+  if (role === undefined) throw notFound('org');
+  if (role !== 'admin') throw forbidden('Only the org’s admins manage its people and invitations.');
+}
+
+/** An org's people and invitations, managed by its admins (contract section 12). */
+export function createOrgsService(storage: Storage, auth: AuthService) {
+  const people = createPeopleRepository(storage);
+
+  /** Creates an invitation; `by` null for the operator's CLI. */
+  async function invite(by: number | null, orgId: number, base: string) {
+    const secret = newSecret();
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + INVITE_LIFETIME_MS).toISOString();
+    const id = await invitesRepository.insert(storage.db, { orgId, secretHash: hashSecret(secret), createdBy: by, now: now.toISOString(), expiresAt });
+    return { id, org_id: orgId, url: inviteUrl(base, secret), expires_at: expiresAt };
+  }
+
+  return {
+    async createInvite(user: AuthenticatedUser, orgId: number, base: string) {
+      await requireAdmin(people, storage, user, orgId);
+      return invite(user.id, orgId, base);
+    },
+
+    /** `focus invite <org>`: the org must exist (made by `focus users add`). */
+    async inviteFromCli(orgId: number, base: string) {
+      if (!(await people.orgExists(storage.db, orgId))) return undefined;
+      return invite(null, orgId, base);
+    },
+
+    async listInvites(user: AuthenticatedUser, orgId: number) {
+      await requireAdmin(people, storage, user, orgId);
+      const now = new Date().toISOString();
+      const rows = await invitesRepository.list(storage.db, orgId);
+      return rows.map((r) => ({ id: r.id, org_id: r.org_id, created_at: r.created_at, expires_at: r.expires_at, status: inviteStatus(r, now) }));
+    },
+
+    async revokeInvite(user: AuthenticatedUser, orgId: number, id: number) {
+      await requireAdmin(people, storage, user, orgId);
+      if (!(await invitesRepository.revoke(storage.db, { orgId, id, now: new Date().toISOString() }))) throw notFound('pending invitation');
+    },
+
+    async members(user: AuthenticatedUser, orgId: number) {
+      await requireAdmin(people, storage, user, orgId);
+      return people.members(storage.db, orgId);
+    },
+
+    /**
+     * Ends a membership: the member's tokens and browser sessions lose the org at once on
+     * every instance (the membership change is signalled to every token lookup and stream,
+     * as `focus users remove` does). The org's last admin stays.
+     */
+    async removeMember(user: AuthenticatedUser, orgId: number, handle: string) {
+      await requireAdmin(people, storage, user, orgId);
+      const member = await people.userByHandle(storage.db, handle);
+      const role = member === undefined ? undefined : await people.roleOf(storage.db, member.id, orgId);
+      if (member === undefined || role === undefined) throw notFound('member');
+      if (role === 'admin' && (await people.adminCount(storage.db, orgId)) <= 1) throw conflict('The org’s last admin cannot be removed; make another member admin first.');
+      await auth.removeMembership(handle, orgId);
+    },
+  };
+}
+
+export type OrgsService = ReturnType<typeof createOrgsService>;

@@ -1,0 +1,86 @@
+import { expect, it } from 'vitest';
+import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
+import { browser, secretOf, signIn } from './accounts.test-helpers.js';
+
+describeEachDialect('people: roles, invitations, accounts, removal (contract section 12)', (dialect) => {
+  const t = useTestApp(dialect, { member: [1], outsider: [2] }, { PUBLIC_URL: 'https://focus.example' });
+  const admin = async () => {
+    await t.admin.addUser('boss', [1], { admin: true });
+    return t.user('boss', [1]);
+  };
+
+  it('an admin invites: a one-time link valid 7 days, only its hash stored; members and outsiders cannot', async () => {
+    const boss = await admin();
+    const before = Date.now();
+    const res = await boss.post('/api/v1/orgs/1/invites');
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data.url).toMatch(/^https:\/\/focus\.example\/invite#[A-Za-z0-9_-]{43}$/);
+    const lifetime = Date.parse(res.body.data.expires_at) - before;
+    expect(lifetime).toBeGreaterThan(7 * 86_400_000 - 60_000);
+    expect(lifetime).toBeLessThanOrEqual(7 * 86_400_000 + 1000);
+    const stored = await t.storage.db.selectFrom('invites').select('secret_hash').execute();
+    expect(JSON.stringify(stored)).not.toContain(secretOf(res.body.data.url));
+    expect((await t.member.post('/api/v1/orgs/1/invites')).status).toBe(403);
+    expect((await t.outsider.post('/api/v1/orgs/1/invites')).status).toBe(404);
+    expect((await t.member.get('/api/v1/orgs/1/members')).status).toBe(403);
+    const listed = await boss.get('/api/v1/orgs/1/invites');
+    expect(listed.body.data[0]).toMatchObject({ id: res.body.data.id, status: 'pending' });
+    expect(listed.text).not.toContain(secretOf(res.body.data.url));
+  });
+
+  it('a person accepts once: chooses a handle and password (argon2id), is signed in, and the link then is 404', async () => {
+    const boss = await admin();
+    const { url } = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    const short = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(url), handle: 'newbie', password: 'short' });
+    expect(short.status).toBe(422);
+    const taken = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(url), handle: 'member', password: 'long enough pass' });
+    expect(taken.status).toBe(422);
+    expect(taken.body.errors).toEqual([{ path: '/handle', message: 'is taken: choose another' }]);
+    const preview = await browser(t, 'POST', '/auth/invites/preview', undefined, { secret: secretOf(url) });
+    expect(preview.body.data.org_id).toBe(1);
+    const res = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(url), handle: 'newbie', password: 'long enough pass' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({ data: { handle: 'newbie', org_id: 1 } });
+    const cookie = /focus_session=([^;]+)/.exec(String(res.headers['set-cookie']))?.[1];
+    expect((await browser(t, 'GET', '/api/v1/me', cookie)).body.data).toMatchObject({ handle: 'newbie', org_ids: [1] });
+    const row = await t.storage.db.selectFrom('users').select('password_hash').where('handle', '=', 'newbie').executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+    const again = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(url), handle: 'other', password: 'long enough pass' });
+    expect(again.status).toBe(404);
+    expect((await boss.get('/api/v1/orgs/1/invites')).body.data.find((i: { status: string }) => i.status === 'accepted')).toBeTruthy();
+    await signIn(t, 'newbie', 'long enough pass');
+  });
+
+  it('a signed-in user just joins; revoked and expired links are 404', async () => {
+    const boss = await admin();
+    const { url } = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    const joined = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(url) }, { authorization: `Bearer ${t.outsider.token}` });
+    expect(joined.body).toEqual({ data: { handle: 'outsider', org_id: 1 } });
+    expect((await t.outsider.get('/api/v1/me')).body.data.org_ids).toEqual([1, 2]);
+    await t.admin.removeMembership('outsider', 1);
+
+    const revoked = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    expect((await boss.delete(`/api/v1/orgs/1/invites/${revoked.id}`)).status).toBe(204);
+    expect((await boss.delete(`/api/v1/orgs/1/invites/${revoked.id}`)).status).toBe(404);
+    const expired = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    await t.storage.db.updateTable('invites').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', expired.id).execute();
+    for (const invite of [revoked, expired, { url: '/invite#nonsense' }]) {
+      const res = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(invite.url), handle: 'late', password: 'long enough pass' });
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it('removing a member: their tokens and browser sessions lose the org at once; the last admin stays', async () => {
+    const boss = await admin();
+    const gone = await t.user('leaver', [1, 3]);
+    await t.storage.db.updateTable('users').set({ password_hash: (await t.storage.db.selectFrom('users').select('password_hash').where('handle', '=', 'newbie').executeTakeFirstOrThrow()).password_hash }).where('handle', '=', 'leaver').execute();
+    const cookie = await signIn(t, 'leaver', 'long enough pass');
+    expect((await gone.get('/api/v1/me')).body.data.org_ids).toEqual([1, 3]);
+    expect((await boss.delete('/api/v1/orgs/1/members/leaver')).status).toBe(204);
+    expect((await gone.get('/api/v1/me')).body.data.org_ids).toEqual([3]);
+    expect((await browser(t, 'GET', '/api/v1/me', cookie)).body.data.org_ids).toEqual([3]);
+    expect((await boss.delete('/api/v1/orgs/1/members/leaver')).status).toBe(404);
+    expect((await boss.get('/api/v1/orgs/1/members')).body.data).not.toContainEqual({ handle: 'leaver', role: 'member' });
+    expect((await boss.delete('/api/v1/orgs/1/members/boss')).status).toBe(409);
+  });
+});

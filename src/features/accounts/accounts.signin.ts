@@ -1,0 +1,102 @@
+import type { Storage } from '../../storage/database.js';
+import { notFound, rateLimited, signInFailed, validationFailed } from '../../toolkit/errors.js';
+import type { FieldError } from '../../toolkit/errors.js';
+import { type AuthenticatedUser, isHandle } from '../auth/auth.caller.js';
+import { createPeopleRepository } from '../auth/auth.people.js';
+import { type AuthService, SESSION_LIFETIME_MS } from '../auth/auth.service.js';
+import { PASSWORD_MAX, PASSWORD_MIN, checkPassword, hashPassword } from './accounts.passwords.js';
+import { hashSecret, inviteStatus, invitesRepository } from './accounts.repository.js';
+import { type LoginThrottle, createLoginThrottle } from './accounts.throttle.js';
+
+export interface AcceptBody {
+  secret: string;
+  handle?: string;
+  password?: string;
+}
+
+/** Sign-in, sign-out and accepting invitations: what makes and ends browser sessions (contract section 12). */
+export function createSigninService(storage: Storage, auth: AuthService, throttle: LoginThrottle = createLoginThrottle()) {
+  const people = createPeopleRepository(storage);
+
+  /** A new browser session for the user: a fresh value at every sign-in, so a value planted before it is worth nothing (no fixation). */
+  const newSession = (userId: number) =>
+    auth.issueCredential({ userId, kind: 'session', name: null, scopes: null, expiresAt: new Date(Date.now() + SESSION_LIFETIME_MS).toISOString() });
+
+  function newAccountErrors(body: AcceptBody): FieldError[] {
+    const errors: FieldError[] = [];
+    if (body.handle === undefined || !isHandle(body.handle)) errors.push({ path: '/handle', message: 'must be 1–64 characters of a-z 0-9 . _ -' });
+    const length = body.password === undefined ? 0 : [...body.password].length;
+    if (length < PASSWORD_MIN || length > PASSWORD_MAX) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
+    return errors;
+  }
+
+  /** A pending invitation by its secret; any other (unknown, used, revoked, expired) is one 404. */
+  async function pendingInvite(secret: string) {
+    const row = await invitesRepository.byHash(storage.db, hashSecret(secret));
+    if (row === undefined || inviteStatus(row, new Date().toISOString()) !== 'pending') throw notFound('invitation');
+    return row;
+  }
+
+  return {
+    /**
+     * Verifies the password (argon2id; against a dummy hash when there is no such user, so
+     * that both take as long) and opens a session; a throttled address gets 429 first.
+     */
+    async login(handle: string, password: string, address: string): Promise<string> {
+      const wait = throttle.retryAfter(handle, address);
+      if (wait > 0) throw rateLimited(wait);
+      const user = isHandle(handle) ? await people.userByHandle(storage.db, handle) : undefined;
+      const matches = await checkPassword(user?.password_hash, password);
+      if (user === undefined || !matches || user.disabled_at !== null) {
+        throttle.failed(handle, address);
+        throw signInFailed();
+      }
+      throttle.succeeded(handle, address);
+      return (await newSession(user.id)).token;
+    },
+
+    /** Ends the browser session the request came with (a bearer token is not ended by signing out). */
+    async logout(user: AuthenticatedUser | undefined): Promise<void> {
+      const credential = user?.credential;
+      if (user === undefined || credential?.kind !== 'session') return;
+      await people.revokeCredential(storage.db, { userId: user.id, id: credential.id, kinds: ['session'], at: new Date().toISOString() });
+    },
+
+    /** What an invitation is for, before accepting it. */
+    async preview(secret: string) {
+      const row = await pendingInvite(secret);
+      return { org_id: row.org_id, expires_at: row.expires_at };
+    },
+
+    /**
+     * Accepts an invitation: a signed-in user sending no handle just joins the org; anyone
+     * else creates an account (handle and password) and is signed in. One use only: of two
+     * racing accepts one wins, the other is 404 and changes nothing.
+     */
+    async accept(body: AcceptBody, current: AuthenticatedUser | undefined) {
+      const invite = await pendingInvite(body.secret);
+      const now = new Date().toISOString();
+      if (current !== undefined && body.handle === undefined && body.password === undefined) {
+        await storage.transaction(async (trx) => {
+          if (!(await invitesRepository.use(trx, { id: invite.id, userId: current.id, now }))) throw notFound('invitation');
+          await people.addMember(trx, { userId: current.id, orgId: invite.org_id, role: 'member', now });
+        });
+        return { result: { handle: current.handle, org_id: invite.org_id }, session: undefined };
+      }
+      const errors = newAccountErrors(body);
+      if (errors.length > 0) throw validationFailed(errors);
+      const handle = body.handle as string;
+      const passwordHash = await hashPassword(body.password as string);
+      const userId = await storage.transaction(async (trx) => {
+        const id = await people.createUser(trx, { handle, passwordHash, now });
+        if (id === undefined) throw validationFailed([{ path: '/handle', message: 'is taken: choose another' }]);
+        if (!(await invitesRepository.use(trx, { id: invite.id, userId: id, now }))) throw notFound('invitation');
+        await people.addMember(trx, { userId: id, orgId: invite.org_id, role: 'member', now });
+        return id;
+      });
+      return { result: { handle, org_id: invite.org_id }, session: (await newSession(userId)).token };
+    },
+  };
+}
+
+export type SigninService = ReturnType<typeof createSigninService>;
