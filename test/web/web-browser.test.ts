@@ -139,6 +139,8 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
 
     await page.getByRole('link', { name: 'Now', exact: true }).click();
     await page.waitForURL(/\/now$/);
+    // The event stream opened with the session cookie.
+    await expect.poll(() => page.getByText('Live: this page updates by itself.').count(), { timeout: 10_000 }).toBe(1);
     const timer = page.getByRole('timer').first();
     await expect.poll(() => timer.count(), { timeout: 10_000 }).toBeGreaterThan(0);
     const before = await timer.textContent();
