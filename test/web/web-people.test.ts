@@ -39,7 +39,7 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
 
   let bob: Awaited<ReturnType<typeof isolatedContext>> | undefined;
 
-  it('an admin invites a person from Settings, who accepts the link once and is signed in', async () => {
+  it('an admin makes a scoped token and invites a person from Settings, who accepts the link once and is signed in', async () => {
     const admin = await isolatedContext(browser, server.url);
     const page = await admin.context.newPage();
     await signIn(page, server.url, 'alice', ADMIN_PASSWORD);
@@ -51,6 +51,19 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     const link = await linkField.inputValue();
     expect(link).toMatch(/\/invite#.+/);
     await checkPage(page, 'settings as an admin');
+
+    // A personal token with the scopes ticked by default (sessions:read, me:read), shown once.
+    await page.getByLabel('Token name').fill('Laptop');
+    await button(page, 'Create token').click();
+    const shown = page.getByLabel('New token');
+    await expect.poll(() => shown.count()).toBe(1);
+    const token = await shown.inputValue();
+    expect(token).toMatch(/^fst_/);
+    await expect.poll(() => button(page, 'Revoke Laptop').count()).toBe(1);
+    const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/api/v1/me`, { headers: bearer })).status).toBe(200);
+    const write = await fetch(`${server.url}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ session_id: 1, context: 'x' }) });
+    expect(write.status).toBe(403);
 
     const guest = await isolatedContext(browser, server.url);
     bob = guest;
