@@ -22,6 +22,9 @@ COPY scripts/build.js scripts/build.js
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json README.md LICENSE CHANGELOG.md .env.example ./
 COPY src src
+# The web app (built into dist/web by the same build; its client types are type-only imports).
+COPY web web
+COPY clients/typescript/schema.d.ts clients/typescript/schema.d.ts
 RUN npm pack --pack-destination /pkg && tar -xzf /pkg/focus-*.tgz -C /pkg
 
 # ---- install: the package with production dependencies only ------------------------------

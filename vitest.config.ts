@@ -13,6 +13,7 @@ export const SLOW_SUITES = [
   'test/cli/**/*.test.ts',
   'test/client/**/*.test.ts',
   'test/docs/**/*.test.ts',
+  'test/web/**/*.test.ts',
   'test/fault/**/*.test.ts',
   'test/fuzz/**/*.test.ts',
   'test/multi-instance/**/*.test.ts',

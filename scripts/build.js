@@ -10,7 +10,8 @@
 //                                         stack, when dist/ is missing (a clone installed with --omit=dev).
 //
 // Each build marks the package's bin files executable: tsc writes plain files, and
-// `npx focus` runs the bin directly.
+// `npx focus` runs the bin directly. After the server, Vite builds the web app (web/) into
+// dist/web, which the server serves at `/`: built at install, nothing fetched at run time.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -54,8 +55,24 @@ try {
 if (args.has('--clean')) rmSync(join(root, 'dist'), { recursive: true, force: true });
 // tsc emits even with type errors (`npm run typecheck` reports those); its status is ours.
 const { status } = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+// Type errors still emit (see above), so the web app is built whatever tsc's status.
+const web = buildWebApp();
 const { bin = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 for (const file of Object.values(bin)) {
   if (existsSync(join(root, file))) chmodSync(join(root, file), 0o755);
 }
-process.exit(status ?? 1);
+process.exit(status === 0 ? web : (status ?? 1));
+
+/** `vite build web`: its status, or 1 when Vite is missing beside a TypeScript compiler (a broken install). */
+function buildWebApp() {
+  let vite;
+  try {
+    // Vite's exports map hides its bin; its package.json is exported.
+    vite = join(dirname(createRequire(join(root, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    process.stderr.write('focus: vite is not installed: run `npm ci` (with devDependencies) to build the web app\n');
+    return 1;
+  }
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(root, 'web', 'vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  return result.status ?? 1;
+}

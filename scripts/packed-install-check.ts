@@ -109,6 +109,7 @@ async function main(): Promise<number> {
     check(packed.code === 0 && existsSync(tarball), 'npm pack builds a tarball', packed.stderr);
     const listing = (await sh('tar', ['-tzf', tarball], { cwd: work })).stdout.split('\n');
     check(listing.includes('package/dist/cli/focus.js'), 'the tarball holds the built CLI');
+    check(listing.includes('package/dist/web/index.html'), 'the tarball holds the built web app');
     check(listing.includes('package/npm-shrinkwrap.json'), 'the tarball holds the lockfile (npm-shrinkwrap.json)');
     check(!listing.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/')), 'the tarball holds no sources or tests');
     check(!existsSync(join(ROOT, 'npm-shrinkwrap.json')), 'npm pack leaves no npm-shrinkwrap.json behind');

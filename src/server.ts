@@ -7,8 +7,10 @@ import { startJobs } from './server.jobs.js';
 
 /** One line, so that it reads well inside a JSON log entry too; nothing in it looks like a credential to the log scrubber. */
 const FIRST_RUN_HINT =
-  'No users yet. Create one and a token: `npx focus users add <handle> --org <org_id>`, then ' +
-  '`npx focus tokens issue <handle> --name <label>`, and send it in the `Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
+  'No users yet. For people, the web app at {base}/: `npx focus users add <handle> --org <org_id> --admin` creates the org, ' +
+  '`npx focus invite <org_id>` prints a one-time link where a person chooses a handle and password, and `npx focus users add <that handle> --org <org_id> --admin` ' +
+  'makes them its admin, who invites everyone else from Settings. For scripts: `npx focus tokens issue <handle> --name <label>`, and send it in the ' +
+  '`Authorization` header after the scheme `Bearer` (e.g. GET {base}/api/v1/me).';
 
 /** Starts serving; SIGTERM/SIGINT close the listener, let in-flight requests finish, then close the database. */
 export async function startServer(config: Config): Promise<FastifyInstance> {
@@ -52,6 +54,6 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     base,
   );
   for (const warning of await storage.settingsWarnings()) app.log.warn({ hint: 'database-settings' }, warning);
-  if ((await createAuthService(storage).countUsers()) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replace('{base}', base));
+  if ((await createAuthService(storage).countUsers()) === 0) app.log.warn({ hint: 'first-run' }, FIRST_RUN_HINT.replaceAll('{base}', base));
   return app;
 }

@@ -45,6 +45,7 @@ import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
 import { strictQueryPlugin } from './strict-query.plugin.js';
 import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
+import { webappPlugin } from './webapp.plugin.js';
 
 /**
  * API requests served at once where statements run on the event loop (SQLite; see the
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
+  await app.register(webappPlugin);
   await app.register(signinRoutes, { signin: accounts.signin, auth });
   const oauth = createOAuthService(storage, auth);
   await app.register(oauthRoutes, { oauth });

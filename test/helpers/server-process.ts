@@ -22,12 +22,15 @@ export const FOCUS_BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package
 // tsc rewrites only changed outputs, but always its build info after a build that saw changes.
 const BUILD_INFO = join(ROOT, 'dist', '.tsbuildinfo');
 
-/** Newest modification time of what goes into dist/: the sources and the build configuration. */
+/** Newest modification time of what goes into dist/: the sources, the web app's and the build configuration. */
 function newestInput(): number {
   const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.test-helpers.ts'))
     .map((f) => join(ROOT, 'src', f));
-  return [...sources, join(ROOT, 'tsconfig.json'), join(ROOT, 'tsconfig.build.json')].reduce((newest, f) => Math.max(newest, statSync(f).mtimeMs), 0);
+  const web = readdirSync(join(ROOT, 'web'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(tsx?|css|html)$/.test(f))
+    .map((f) => join(ROOT, 'web', f));
+  return [...sources, ...web, join(ROOT, 'tsconfig.json'), join(ROOT, 'tsconfig.build.json')].reduce((newest, f) => Math.max(newest, statSync(f).mtimeMs), 0);
 }
 
 const isFresh = () => existsSync(FOCUS_BIN) && existsSync(BUILD_INFO) && statSync(BUILD_INFO).mtimeMs >= newestInput();

@@ -5,6 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-address.js';
 import { beforeAll, expect, it } from 'vitest';
+import { WEB_PAGES } from '../../src/app/webapp.plugin.js';
 import { READ_ONLY_FIELDS } from '../../src/toolkit/schema-helpers.js';
 import { describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ROOT } from '../helpers/server-process.js';
@@ -50,6 +51,8 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'options', 'he
  * Fastify's automatic twin of GET; the Swagger UI's static files under /docs are
  * the UI, not the API.
  */
+const WEB_APP_PATHS = new Set<string>([...WEB_PAGES, '/assets/:file']);
+
 function registeredRoutes(tree: string): Set<string> {
   const out = new Set<string>();
   const stack: string[] = [];
@@ -61,8 +64,8 @@ function registeredRoutes(tree: string): Set<string> {
     stack.push(match[2] as string);
     const path = stack.join('');
     for (const method of (match[3] as string).split(', ')) {
-      // /oauth/*: RFC 8628 form bodies and `{"error"}` answers, outside the document's conventions; docs/api.md describes them.
-      if (method === 'HEAD' || /^\/docs(?:$|\/|\*)/.test(path) || path.startsWith('/oauth/')) continue;
+      // /docs and the web app's pages are for browsers; /oauth/*: RFC 8628 form bodies and `{"error"}` answers, outside the document's conventions (docs/api.md describes them).
+      if (method === 'HEAD' || /^\/docs(?:$|\/|\*)/.test(path) || WEB_APP_PATHS.has(path) || path.startsWith('/oauth/')) continue;
       out.add(`${method} ${path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
     }
   }

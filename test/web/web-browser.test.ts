@@ -1,0 +1,198 @@
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
+import { seedPerson } from './web-seed.js';
+import { checkPage, isolatedContext, signIn } from './web-pages.js';
+
+/*
+ * The web app as a person meets it (contract section 12): a real chromium on a real server
+ * process, nothing else reachable. Sign in, the week, a session created, opened, joined and
+ * completed, its tasks, Now, statistics and settings; the pinned accessible names; axe-core
+ * on every page; and the same pages at 375 px.
+ */
+
+const available = chromiumAvailable();
+const PASSWORD = 'correct horse battery';
+
+/** A start a few minutes ago (UTC, alice's home zone), so that the session can be completed now. */
+function startedMinutesAgo(minutes: number): { date: string; time: string } {
+  const at = new Date(Date.now() - minutes * 60_000);
+  return { date: at.toISOString().slice(0, 10), time: at.toISOString().slice(11, 16) };
+}
+
+describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chromium: ${CHROMIUM_SKIP_NOTICE}`, () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await buildOnce();
+    database = await createTestDatabase('sqlite');
+    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+    await seedPerson(server, database.url, 'alice', PASSWORD, { admin: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await database?.drop();
+  });
+
+  const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+  it('signs in, shows the week, creates a session, opens it, joins and completes it', async () => {
+    const { context, refused } = await isolatedContext(browser, server.url);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) errors.push(m.text());
+    });
+
+    await page.goto(`${server.url}/week`);
+    await page.waitForURL(/\/sign-in\?next=/);
+    await expect.poll(() => button(page, 'Sign in').count()).toBe(1);
+    await checkPage(page, 'sign-in');
+    await page.getByLabel('Handle', { exact: true }).fill('alice');
+    await page.getByLabel('Password', { exact: true }).fill('wrong password!');
+    await button(page, 'Sign in').click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Sign-in failed/);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await button(page, 'Sign in').click();
+    await page.waitForURL(/\/week$/);
+
+    for (const name of ['Previous week', 'Next week', 'New session']) await expect.poll(() => button(page, name).count(), { message: name }).toBe(1);
+    const heading = page.getByRole('heading', { level: 1 });
+    const thisWeek = await heading.textContent();
+    await button(page, 'Next week').click();
+    await expect.poll(() => heading.textContent()).not.toBe(thisWeek);
+    await button(page, 'Previous week').click();
+    await expect.poll(() => heading.textContent()).toBe(thisWeek);
+    await checkPage(page, 'week');
+
+    const { date, time } = startedMinutesAgo(5);
+    await button(page, 'New session').click();
+    await page.waitForURL(/\/sessions\/new/);
+    await page.getByLabel('Name', { exact: true }).fill('Deep work');
+    await page.getByLabel('Date', { exact: true }).fill(date);
+    await page.getByLabel('Time', { exact: true }).fill(time);
+    await checkPage(page, 'new session');
+    await button(page, 'Save').click();
+    await page.waitForURL(/\/sessions\/\d+$/);
+    await expect.poll(() => heading.textContent()).toBe('Deep work');
+
+    await button(page, 'Join').click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Joined.' }).count()).toBe(1);
+    await button(page, 'Complete').click();
+    await expect.poll(() => page.getByText('You completed this session.').count()).toBe(1);
+    for (const name of ['Save', 'Delete', 'Join', 'Leave', 'Complete']) expect(await button(page, name).count(), name).toBe(1);
+    await checkPage(page, 'session');
+
+    // Tasks: add, tick off, remove.
+    await page.getByLabel('New task').fill('Outline the talk');
+    await button(page, 'Add task').click();
+    const task = page.getByRole('checkbox', { name: 'Outline the talk' });
+    await expect.poll(() => task.count()).toBe(1);
+    await task.click();
+    await expect.poll(() => task.isChecked()).toBe(true);
+    await button(page, 'Remove task Outline the talk').click();
+    await expect.poll(() => task.count()).toBe(0);
+
+    // The calendar shows the session's name as a link that opens it.
+    await page.getByRole('link', { name: 'Week', exact: true }).click();
+    await page.waitForURL(/\/week$/);
+    const link = page.getByRole('link', { name: 'Deep work', exact: true });
+    await expect.poll(() => link.count()).toBe(1);
+    await link.click();
+    await page.waitForURL(/\/sessions\/\d+$/);
+    await expect.poll(() => heading.textContent()).toBe('Deep work');
+
+    expect(errors).toEqual([]);
+    expect(refused).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('edits a series with the "Apply to" choice, and shows Now, statistics, settings and device approval', async () => {
+    const { context, refused } = await isolatedContext(browser, server.url);
+    const page = await context.newPage();
+    await signIn(page, server.url, 'alice', PASSWORD);
+    const { date } = startedMinutesAgo(0);
+    await page.goto(`${server.url}/sessions/new?date=${date}`);
+    await page.getByLabel('Name', { exact: true }).fill('Daily standup');
+    await page.getByLabel('Time', { exact: true }).fill('23:30');
+    await page.getByLabel('Repeats').selectOption('daily');
+    await button(page, 'Save').click();
+    await page.waitForURL(/\/sessions\/\d+\?date=/);
+    const group = page.getByRole('radiogroup', { name: 'Apply to' });
+    await expect.poll(() => group.count()).toBe(1);
+    for (const name of ['This occurrence', 'This and following', 'All occurrences']) expect(await group.getByRole('radio', { name, exact: true }).count(), name).toBe(1);
+    await checkPage(page, 'series occurrence');
+
+    // "All occurrences" renames the series: the next day's occurrence has the new name.
+    await group.getByRole('radio', { name: 'All occurrences' }).check();
+    await page.getByLabel('Name', { exact: true }).fill('Daily sync');
+    await button(page, 'Save').click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Daily sync');
+
+    await page.getByRole('link', { name: 'Now', exact: true }).click();
+    await page.waitForURL(/\/now$/);
+    // The event stream opened with the session cookie.
+    await expect.poll(() => page.getByText('Live: this page updates by itself.').count(), { timeout: 10_000 }).toBe(1);
+    const timer = page.getByRole('timer').first();
+    await expect.poll(() => timer.count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    const before = await timer.textContent();
+    await expect.poll(() => timer.textContent(), { timeout: 5_000 }).not.toBe(before);
+    await checkPage(page, 'now');
+
+    await page.getByRole('link', { name: 'Statistics', exact: true }).click();
+    await page.waitForURL(/\/stats$/);
+    await expect.poll(() => page.locator('svg.chart, [role="alert"]').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await checkPage(page, 'statistics');
+
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.waitForURL(/\/settings$/);
+    await page.getByLabel('Feed name').fill('Work');
+    await button(page, 'Create feed').click();
+    const webcal = page.getByLabel('Calendar link');
+    await expect.poll(() => webcal.count()).toBe(1);
+    expect(await webcal.inputValue()).toMatch(/^webcal:\/\/127\.0\.0\.1:\d+\/ical\/.+\.ics$/);
+    await checkPage(page, 'settings');
+
+    await page.goto(`${server.url}/device?user_code=ABCD-EFGH`);
+    for (const name of ['Approve', 'Deny']) expect(await button(page, name).count(), name).toBe(1);
+    expect(await page.getByLabel('Code').inputValue()).toBe('ABCD-EFGH');
+    await checkPage(page, 'device');
+    expect(refused).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('shows the invitation page to someone signed out, with its pinned names', async () => {
+    const { context } = await isolatedContext(browser, server.url);
+    const page = await context.newPage();
+    await page.goto(`${server.url}/invite#not-a-real-token`);
+    await expect.poll(() => button(page, 'Accept invitation').count()).toBe(1);
+    expect(await page.getByLabel('Handle', { exact: true }).count()).toBe(1);
+    expect(await page.getByLabel('Password', { exact: true }).count()).toBe(1);
+    await checkPage(page, 'invitation');
+    await context.close();
+  }, 60_000);
+
+  it('fits a 375 px wide phone on every page', async () => {
+    const { context } = await isolatedContext(browser, server.url, { width: 375, height: 812 });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/sign-in`);
+    await expect.poll(() => button(page, 'Sign in').count()).toBe(1);
+    await checkPage(page, 'sign-in at 375 px');
+    await signIn(page, server.url, 'alice', PASSWORD);
+    for (const path of ['/week', '/sessions/new', '/now', '/stats', '/settings', '/device']) {
+      await page.goto(`${server.url}${path}`);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).count()).toBe(1);
+      await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
+      await checkPage(page, `${path} at 375 px`);
+    }
+    await context.close();
+  }, 120_000);
+});

@@ -1,0 +1,128 @@
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
+import { checkPage, isolatedContext, signIn } from './web-pages.js';
+import { seedPerson } from './web-seed.js';
+
+/*
+ * People and apps through the web app (contract section 12), in chromium against a real
+ * server: an admin invites a person from Settings, the person accepts the link and is
+ * signed in, then approves the code an app asked for on /device, and the app's token
+ * works within its scope only.
+ */
+
+const available = chromiumAvailable();
+const ADMIN_PASSWORD = 'correct horse battery';
+
+describe.skipIf(!available)(available ? 'people in the web app' : `people in the web app: ${CHROMIUM_SKIP_NOTICE}`, () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await buildOnce();
+    database = await createTestDatabase('sqlite');
+    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+    await seedPerson(server, database.url, 'alice', ADMIN_PASSWORD, { admin: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await database?.drop();
+  });
+
+  const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+  let bob: Awaited<ReturnType<typeof isolatedContext>> | undefined;
+
+  it('an admin makes a scoped token and invites a person from Settings, who accepts the link once and is signed in', async () => {
+    const admin = await isolatedContext(browser, server.url);
+    const page = await admin.context.newPage();
+    await signIn(page, server.url, 'alice', ADMIN_PASSWORD);
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await expect.poll(() => button(page, 'Invite someone').count(), { timeout: 10_000 }).toBe(1);
+    await button(page, 'Invite someone').click();
+    const linkField = page.getByLabel('Invitation link');
+    await expect.poll(() => linkField.count()).toBe(1);
+    const link = await linkField.inputValue();
+    expect(link).toMatch(/\/invite#.+/);
+    await checkPage(page, 'settings as an admin');
+
+    // A personal token with the scopes ticked by default (sessions:read, me:read), shown once.
+    await page.getByLabel('Token name').fill('Laptop');
+    await button(page, 'Create token').click();
+    const shown = page.getByLabel('New token');
+    await expect.poll(() => shown.count()).toBe(1);
+    const token = await shown.inputValue();
+    expect(token).toMatch(/^fst_/);
+    await expect.poll(() => button(page, 'Revoke Laptop').count()).toBe(1);
+    const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${server.url}/api/v1/me`, { headers: bearer })).status).toBe(200);
+    const write = await fetch(`${server.url}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ session_id: 1, context: 'x' }) });
+    expect(write.status).toBe(403);
+
+    const guest = await isolatedContext(browser, server.url);
+    bob = guest;
+    const bobPage = await guest.context.newPage();
+    await bobPage.goto(link);
+    await bobPage.getByLabel('Handle', { exact: true }).fill('bob');
+    await bobPage.getByLabel('Password', { exact: true }).fill('bobs long password');
+    await checkPage(bobPage, 'invitation');
+    await button(bobPage, 'Accept invitation').click();
+    await bobPage.waitForURL(/\/week$/);
+    // The link works once.
+    await bobPage.goto(link);
+    await expect.poll(() => bobPage.getByRole('alert').count()).toBeGreaterThan(0);
+    expect(admin.refused).toEqual([]);
+    expect(guest.refused).toEqual([]);
+    await admin.context.close();
+  }, 120_000);
+
+  it('the invited person approves the code an app asked for, and the app’s token keeps to its scope', async (context) => {
+    // An app asks for a code (RFC 8628); bob approves it in the web app.
+    const asked = await fetch(`${server.url}/oauth/device_authorization`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'Desk blocker', scope: 'me:read sessions:read' }),
+    });
+    if (asked.status === 404) {
+      process.stderr.write('web app device approval: SKIPPED, this server has no POST /oauth/device_authorization yet\n');
+      context.skip();
+    }
+    expect(asked.status).toBe(200);
+    if (bob === undefined) throw new Error('the invitation test did not sign bob in');
+    const bobPage = await bob.context.newPage();
+    const grant = (await asked.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
+    await bobPage.goto(grant.verification_uri_complete.replace(/^https?:\/\/[^/]+/, server.url));
+    expect(await bobPage.getByLabel('Code').inputValue()).not.toBe('');
+    await checkPage(bobPage, 'device');
+    await button(bobPage, 'Approve').click();
+    await expect.poll(() => bobPage.getByRole('status').filter({ hasText: 'Approved' }).count()).toBe(1);
+
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: grant.device_code, client_id: 'Desk blocker' }),
+    });
+    expect(token.status).toBe(200);
+    const { access_token } = (await token.json()) as { access_token: string };
+    const me = await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(me.status).toBe(200);
+    const write = await fetch(`${server.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 1, context: 'not allowed' }),
+    });
+    expect(write.status).toBe(403);
+
+    // The app is listed under "Connected apps".
+    await bobPage.goto(`${server.url}/settings`);
+    await expect.poll(() => bobPage.getByText('Desk blocker').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(bob.refused).toEqual([]);
+    await bob.context.close();
+  }, 120_000);
+});

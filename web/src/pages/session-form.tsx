@@ -1,0 +1,143 @@
+import type { Schemas, Session } from '../api.js';
+import { to12h, to24h } from '../time.js';
+
+export type Repeat = 'none' | 'daily' | 'weekly' | 'monthly';
+
+/** What the session form edits, as the inputs hold it. */
+export interface FormValues {
+  org_id: number;
+  name: string;
+  date: string;
+  time: string;
+  duration: number;
+  type: 'drop-in' | 'standard';
+  is_public: boolean;
+  repeat: Repeat;
+  until: string;
+}
+
+export function initialValues(session: Session | null, date: string, orgs: number[]): FormValues {
+  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '' };
+  return {
+    org_id: session.org_id,
+    name: session.name,
+    date,
+    time: to24h(session.time),
+    duration: session.duration,
+    type: session.type,
+    is_public: session.is_public,
+    repeat: session.is_recurring ? (session.occurrence ?? 'weekly') : 'none',
+    until: session.recurring_ends ?? '',
+  };
+}
+
+/** The recurrence fields of the API for the form's "Repeats" choice, starting on `start`. */
+export function recurrenceBody(values: FormValues, start: string) {
+  if (values.repeat === 'none') return { is_recurring: 0 as const };
+  return {
+    is_recurring: 1 as const,
+    occurrence: values.repeat,
+    recurring_start: start,
+    recurring_ends: values.until === '' ? null : values.until,
+    ...(values.repeat === 'monthly' ? { recurring_month_option: 'exact' as const, fallback_option: 1 as const } : {}),
+  };
+}
+
+export function createBody(values: FormValues): Schemas['SessionCreate'] {
+  return {
+    org_id: values.org_id,
+    name: values.name.trim(),
+    type: values.type,
+    duration: values.duration,
+    schedule: values.date,
+    time: to12h(values.time),
+    is_public: values.is_public,
+    ...recurrenceBody(values, values.date),
+  };
+}
+
+type Change = (patch: Partial<FormValues>) => void;
+
+/** The form's fields; `occurrenceOnly` hides what one occurrence cannot change (contract section 10). */
+export function SessionFields({ values, change, orgs, occurrenceOnly }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean }) {
+  return (
+    <div class="fields">
+      <label for="f-name">Name</label>
+      <input id="f-name" required maxLength={200} value={values.name} onInput={(e) => change({ name: e.currentTarget.value })} />
+      <div class="pair">
+        <div>
+          <label for="f-date">Date</label>
+          <input id="f-date" type="date" required value={values.date} onInput={(e) => change({ date: e.currentTarget.value })} />
+        </div>
+        <div>
+          <label for="f-time">Time</label>
+          <input id="f-time" type="time" required value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
+        </div>
+      </div>
+      <label for="f-duration">Duration in minutes</label>
+      <input id="f-duration" type="number" min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
+      {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} />}
+    </div>
+  );
+}
+
+function SeriesFields({ values, change, orgs }: { values: FormValues; change: Change; orgs: number[] }) {
+  return (
+    <>
+      <label for="f-type">Type</label>
+      <select id="f-type" value={values.type} onChange={(e) => change({ type: e.currentTarget.value as FormValues['type'] })}>
+        <option value="standard">Standard</option>
+        <option value="drop-in">Drop-in</option>
+      </select>
+      {orgs.length > 1 && (
+        <>
+          <label for="f-org">Team</label>
+          <select id="f-org" value={values.org_id} onChange={(e) => change({ org_id: Number(e.currentTarget.value) })}>
+            {orgs.map((org) => (
+              <option key={org} value={org}>
+                Org {org}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
+      <label class="check">
+        <input type="checkbox" checked={values.is_public} onChange={(e) => change({ is_public: e.currentTarget.checked })} /> Public: everyone in the team can see it and join
+      </label>
+      <label for="f-repeat">Repeats</label>
+      <select id="f-repeat" value={values.repeat} onChange={(e) => change({ repeat: e.currentTarget.value as Repeat })}>
+        <option value="none">Does not repeat</option>
+        <option value="daily">Every day</option>
+        <option value="weekly">Every week on this weekday</option>
+        <option value="monthly">Every month on this day</option>
+      </select>
+      {values.repeat !== 'none' && (
+        <>
+          <label for="f-until">Ends on (optional)</label>
+          <input id="f-until" type="date" min={values.date} value={values.until} onInput={(e) => change({ until: e.currentTarget.value })} />
+        </>
+      )}
+    </>
+  );
+}
+
+export type Scope = 'occurrence' | 'following' | 'all';
+
+/** The contract's "Apply to" radio group for an edit or a delete of a series. */
+export function ApplyTo({ scope, change, name }: { scope: Scope; change: (scope: Scope) => void; name: string }) {
+  const options: [Scope, string][] = [
+    ['occurrence', 'This occurrence'],
+    ['following', 'This and following'],
+    ['all', 'All occurrences'],
+  ];
+  return (
+    <fieldset class="apply-to" role="radiogroup" aria-label="Apply to">
+      <legend>Apply to</legend>
+      {options.map(([value, label]) => (
+        <label key={value} class="check">
+          <input type="radio" name={name} value={value} checked={scope === value} onChange={() => change(value)} /> {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

@@ -1,0 +1,121 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Schemas, type Session, api, call, must } from '../api.js';
+import { navigate, useLocation } from '../router.js';
+import { useMe } from '../session.context.js';
+import { dateIn, dayLabel, isDate, timeIn } from '../time.js';
+import { Loading, Notice, useAction, useLoad } from '../ui.js';
+import { ApplyTo, type FormValues, type Scope, SessionFields, createBody, initialValues, recurrenceBody } from './session-form.js';
+import { Participation } from './session-participation.js';
+import { Tasks } from './tasks.js';
+
+type Loaded = Session & { occurrence_date?: string; participation?: Schemas['Participation'] };
+
+/** `/sessions/new` creates; `/sessions/<id>?date=D` opens one session, or one occurrence of a series. */
+export function SessionPage({ id }: { id: number | null }) {
+  const me = useMe();
+  const location = useLocation();
+  const asked = location.searchParams.get('date');
+  const date = isDate(asked) ? asked : dateIn(new Date(), me.timezone);
+  const key = `${id ?? 'new'} ${asked ?? ''}`;
+  const loaded = useLoad(async (): Promise<Loaded | null> => {
+    if (id === null) return null;
+    return must(await api.GET('/api/v1/sessions/{id}', { params: { path: { id }, query: isDate(asked) ? { date: asked } : {} } }));
+  }, key);
+  if (id !== null && !loaded.data) {
+    return (
+      <>
+        <h1 tabIndex={-1}>Session</h1>
+        <Loading error={loaded.error} loading={loaded.loading} />
+      </>
+    );
+  }
+  const session = loaded.data ?? null;
+  return <SessionEditor key={key} session={session} date={session ? (asked && isDate(asked) ? asked : session.occurrence_date ?? session.schedule) : date} reload={loaded.reload} />;
+}
+
+function SessionEditor({ session, date, reload }: { session: Loaded | null; date: string; reload: () => Promise<void> }) {
+  const me = useMe();
+  const [values, setValues] = useState<FormValues>(() => initialValues(session, date, me.org_ids));
+  const [scope, setScope] = useState<Scope>('occurrence');
+  const { busy, message, run } = useAction();
+  const series = session?.is_recurring === 1;
+  const mine = session === null || session.created_by === me.handle;
+  useEffect(() => setValues(initialValues(session, date, me.org_ids)), [session, date, me.org_ids]);
+  const change = (patch: Partial<FormValues>) => setValues((v) => ({ ...v, ...patch }));
+
+  const save = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      if (session === null) {
+        const created = must(await api.POST('/api/v1/sessions', { body: createBody(values) }));
+        navigate(created.is_recurring ? `/sessions/${created.id}?date=${values.date}` : `/sessions/${created.id}`, true);
+        return;
+      }
+      const moved = await update(session, values, series ? scope : 'all', date);
+      if (moved !== session.id || values.date !== date) navigate(`/sessions/${moved}${series ? `?date=${values.date}` : ''}`, true);
+      else await reload();
+      return 'Saved.';
+    });
+  };
+  const remove = () =>
+    void run(async () => {
+      if (session === null) return;
+      const query = !series || scope === 'all' ? { scope: 'series' as const } : { scope, date };
+      const result = await api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query } });
+      if (!result.response.ok) must(result as never);
+      navigate(`/week?start=${date}`);
+    });
+
+  const title = session === null ? 'New session' : session.name;
+  return (
+    <>
+      <h1 tabIndex={-1}>{title}</h1>
+      {session && (
+        <p class="hint">
+          {dayLabel(date)}
+          {session.starts_at && ` at ${timeIn(session.starts_at, me.timezone)}`} · {session.duration} min · created by {session.created_by}
+          {series && ' · repeats'} · {session.participants_count} joined · {session.status.replace('_', ' ')}
+        </p>
+      )}
+      {session && <Participation session={session} date={date} series={series} reload={reload} />}
+      {mine ? (
+        <form class="card stack" onSubmit={save} aria-label={session ? 'Edit session' : 'New session'}>
+          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} />
+          {series && <ApplyTo scope={scope} change={setScope} name="apply-to" />}
+          <div class="row">
+            <button type="submit" disabled={busy}>
+              Save
+            </button>
+            {session && (
+              <button type="button" class="danger" disabled={busy} onClick={remove}>
+                Delete
+              </button>
+            )}
+          </div>
+          <Notice message={message} />
+        </form>
+      ) : (
+        <p>Only {session?.created_by} can change this session.</p>
+      )}
+      {session && <Tasks sessionId={session.id} />}
+    </>
+  );
+}
+
+/** Saves with the chosen scope; answers the id the occurrence lives in afterwards (a split makes a new series). */
+async function update(session: Session, values: FormValues, scope: Scope, date: string): Promise<number> {
+  const body = createBody(values);
+  const { org_id: _org, schedule: _schedule, ...fields } = body;
+  if (scope === 'occurrence') {
+    const one = { name: body.name, time: body.time, duration: body.duration, ...(values.date !== date ? { schedule: values.date } : {}) };
+    await call('PUT', `/api/v1/sessions/${session.id}?date=${date}`, one);
+    return session.id;
+  }
+  if (scope === 'following') {
+    const split = await call<Session>('PUT', `/api/v1/sessions/${session.id}?date=${date}&scope=following`, { ...fields, ...recurrenceBody(values, values.date) });
+    return split.id;
+  }
+  const series = session.is_recurring ? { ...recurrenceBody(values, values.date !== date ? values.date : (session.recurring_start ?? session.schedule)) } : { schedule: values.date };
+  must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id } }, body: { ...fields, ...series, org_id: values.org_id } }));
+  return session.id;
+}

@@ -1,0 +1,91 @@
+import { type Invite, type Member, people } from '../api.people.js';
+import { useMe } from '../session.context.js';
+import { Copyable, Notice, Section, useAction, useLoad } from '../ui.js';
+import { useState } from 'preact/hooks';
+
+/**
+ * People and invitations of each org the person administers. Whether they do is what the
+ * server answers: an org whose member list is refused is simply not shown.
+ */
+export function Admin() {
+  const me = useMe();
+  const orgs = useLoad(async () => {
+    const admin: { org: number; members: Member[] }[] = [];
+    for (const org of me.org_ids) {
+      const members = await people.members(org).catch(() => null);
+      if (members && members.some((m) => m.handle === me.handle && m.role === 'admin')) admin.push({ org, members });
+    }
+    return admin;
+  }, `admin ${me.org_ids.join(',')}`);
+  if (!orgs.data || orgs.data.length === 0) return null;
+  return (
+    <>
+      {orgs.data.map(({ org, members }) => (
+        <Org key={org} org={org} members={members} reload={orgs.reload} />
+      ))}
+    </>
+  );
+}
+
+function Org({ org, members, reload }: { org: number; members: Member[]; reload: () => Promise<void> }) {
+  const me = useMe();
+  const invites = useLoad(() => people.invites(org).catch(() => [] as Invite[]), `invites ${org}`);
+  const [link, setLink] = useState<string | null>(null);
+  const { busy, message, run } = useAction();
+  const invite = () =>
+    void run(async () => {
+      const created = await people.invite(org);
+      setLink(created.url ?? null);
+      await invites.reload();
+      return `Invitation created; it expires ${new Date(created.expires_at).toLocaleDateString('en-US', { dateStyle: 'medium' })}.`;
+    });
+  const remove = (handle: string) =>
+    void run(async () => {
+      await people.removeMember(org, handle);
+      await reload();
+      return `${handle} was removed from the team.`;
+    });
+  const revoke = (id: Invite['id']) =>
+    void run(async () => {
+      await people.revokeInvite(org, id);
+      await invites.reload();
+      return 'Invitation revoked.';
+    });
+  return (
+    <Section title={`People of team ${org}`}>
+      <ul class="list">
+        {members.map((m) => (
+          <li key={m.handle}>
+            <span>
+              {m.handle} <span class="meta">{m.role}</span>
+            </span>
+            {m.handle !== me.handle && (
+              <button type="button" class="link" disabled={busy} aria-label={`Remove ${m.handle}`} onClick={() => remove(m.handle)}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      <h3>Invitations</h3>
+      <ul class="list">
+        {invites.data?.map((i) => (
+          <li key={i.id}>
+            <span>
+              {i.status ? `${i.status[0]?.toUpperCase()}${i.status.slice(1)}, expires` : 'Expires'} {new Date(i.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</span>
+            {(i.status ?? 'pending') === 'pending' && (
+              <button type="button" class="link" disabled={busy} aria-label={`Revoke invitation ${i.id}`} onClick={() => revoke(i.id)}>
+                Revoke
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {link && <Copyable label="Invitation link" value={link} />}
+      <button type="button" disabled={busy} onClick={invite}>
+        Invite someone
+      </button>
+      <Notice message={message} />
+    </Section>
+  );
+}
