@@ -15,6 +15,7 @@ import * as indexFloor from './migrations/0012_index_floor.js';
 import * as changeParticipation from './migrations/0013_change_participation.js';
 import * as webhookPayloads from './migrations/0014_webhook_payloads.js';
 import * as userDisabled from './migrations/0016_user_disabled.js';
+import * as webhookManagement from './migrations/0021_webhook_management.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
@@ -35,6 +36,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0013_change_participation': { up: (db) => changeParticipation.up(db) },
     '0014_webhook_payloads': { up: (db) => webhookPayloads.up(db, dialect) },
     '0016_user_disabled': { up: (db) => userDisabled.up(db) },
+    '0021_webhook_management': { up: (db) => webhookManagement.up(db) },
   };
 }
 

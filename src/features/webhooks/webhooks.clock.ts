@@ -52,6 +52,7 @@ export function createClock(storage: Storage, sessions: SessionsService) {
         ),
       )
       .select(['o.session_id', 'o.occurrence_date', 'o.org_id', 'o.starts_at', 'o.ends_at', 'w.id as webhook_id', 'w.user_id', 'w.events'])
+      .where('w.active', '=', 1)
       .where(`o.${column}`, '>', shift(window.from))
       .where(`o.${column}`, '<=', shift(window.to))
       .where((eb) => eb.exists(eb.selectFrom('memberships as m').select(sql`1`.as('one')).whereRef('m.user_id', '=', 'w.user_id').whereRef('m.org_id', '=', 'o.org_id')))
