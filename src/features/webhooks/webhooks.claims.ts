@@ -221,7 +221,8 @@ export function createClaims(storage: Storage) {
           const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status };
           const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
           if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
-          else await row.set({ ...attempted, next_attempt_at: o.next }).execute();
+          // Not rescheduled if it was ended meanwhile (its webhook turned off during the attempt).
+          else await row.set({ ...attempted, next_attempt_at: o.next }).where('failed_at', 'is', null).execute();
         }
         for (const r of released) {
           // The lease ends at once; the instant it ended tells the next claim which webhook waited longest.
