@@ -111,7 +111,8 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
       const row = await storage.transaction(async (trx) => {
         const before = await lockOwn(trx, user, id);
         const now = new Date().toISOString();
-        if (body.active === false && before.active === 1) await repo.failPending(trx, { webhookId: id, now });
+        // Both ways: one enqueued by a fan-out racing the deactivation must not resume either.
+        if (body.active !== undefined && body.active !== (before.active === 1)) await repo.failPending(trx, { webhookId: id, now });
         return repo.update(trx, id, {
           ...(body.url === undefined ? {} : { url: body.url }),
           ...(body.events === undefined ? {} : { events: toJson([...body.events]) }),
