@@ -851,6 +851,50 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
+        /**
+         * Change a webhook
+         * @description Changes `url`, `events`, `description` or `active`, checked as at registration (a URL inside the network is 422 on `/url`). `active: false` stops delivery at once and marks queued deliveries failed; `active: true` delivers events from then on. Another user’s webhook is 404.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook’s signing secret
+         * @description Answers a new secret (shown only here). For 24 hours deliveries carry two `v1,` signatures, with the new secret and the replaced one, so receivers can switch without losing any; rotating again within them drops the older one at once. Another user’s webhook is 404.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook
+         * @description Queues a `webhook.test` event (`data: {id}` names the webhook) to this webhook only, due now, whatever its `events`; it is retried and listed like any delivery. An inactive webhook is 409. Another user’s webhook is 404.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -2261,6 +2305,7 @@ export interface components {
          *         "task.updated"
          *       ],
          *       "description": "Chat status",
+         *       "active": true,
          *       "created_at": "2026-12-01T08:00:00.000Z"
          *     }
          */
@@ -2273,6 +2318,8 @@ export interface components {
             events: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
             /** @description Your note, or null. */
             description: string | null;
+            /** @description False: nothing is delivered to it, already queued deliveries included (they are marked failed when it is turned off). */
+            active: boolean;
             /** Format: date-time */
             readonly created_at: string;
         };
@@ -2305,6 +2352,7 @@ export interface components {
          *         "task.updated"
          *       ],
          *       "description": "Chat status",
+         *       "active": true,
          *       "created_at": "2026-12-01T08:00:00.000Z",
          *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
          *     }
@@ -2318,6 +2366,8 @@ export interface components {
             events: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
             /** @description Your note, or null. */
             description: string | null;
+            /** @description False: nothing is delivered to it, already queued deliveries included (they are marked failed when it is turned off). */
+            active: boolean;
             /** Format: date-time */
             readonly created_at: string;
             /** @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries. */
@@ -2344,10 +2394,10 @@ export interface components {
             /** @description The `webhook-id` header of every attempt: receivers de-duplicate on it. */
             event_id: string;
             /**
-             * @description An event type.
+             * @description The event type (`webhook.test` for a test).
              * @enum {string}
              */
-            type: "session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted";
+            type: "session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted" | "webhook.test";
             /**
              * Format: date-time
              * @description The event’s own instant: the payload’s `timestamp`.
@@ -2364,6 +2414,10 @@ export interface components {
             /** @description When the last retry failed and delivery stopped; null otherwise. */
             failed_at: string | null;
         };
+        /** @description One delivery. */
+        WebhookDeliveryEnvelope: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
         /** @description Deliveries of one webhook, latest first. */
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
@@ -2379,6 +2433,26 @@ export interface components {
             data: components["schemas"]["Webhook"][];
             /** @description Pass back as `cursor` (same filters) for the next page; null at the end. */
             next_cursor: string | null;
+        };
+        /**
+         * @description The new signing secret (shown once).
+         * @example {
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "previous_secret_expires_at": "2026-12-02T08:00:00.000Z"
+         *     }
+         */
+        WebhookSecretRotated: {
+            /** @description The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries are signed with the replaced secret too: two `v1,` signatures.
+             */
+            previous_secret_expires_at: string;
+        };
+        /** @description The new secret. */
+        WebhookSecretRotatedEnvelope: {
+            data: components["schemas"]["WebhookSecretRotated"];
         };
         /**
          * @description A session you could see was deleted, or you can no longer see it.
@@ -2654,6 +2728,25 @@ export interface components {
              */
             timestamp: string;
             data: components["schemas"]["Task"];
+        };
+        /**
+         * @description The fields to change; the others are kept. Checked as at registration.
+         * @example {
+         *       "events": [
+         *         "session.started"
+         *       ],
+         *       "active": false
+         *     }
+         */
+        WebhookUpdate: {
+            /** @description An `http` or `https` URL. A host that is or resolves to a loopback, private or link-local address is refused (422) unless the server allows private destinations. */
+            url?: string;
+            /** @description The events to deliver, at least one, each at most once. */
+            events?: ("session.created" | "session.updated" | "session.deleted" | "session.participation" | "session.starting" | "session.started" | "session.ended" | "task.created" | "task.updated" | "task.deleted")[];
+            /** @description A note for yourself, up to 500 characters; null clears it. */
+            description?: string | null;
+            /** @description False stops delivery at once (queued deliveries are marked failed); true resumes it for new events. */
+            active?: boolean;
         };
         WebsiteBlocker: {
             /** @enum {string} */
@@ -8056,6 +8149,382 @@ export interface operations {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The webhook as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body over 1 MiB. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not JSON. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes this POST safe to retry: 1–255 printable ASCII characters, bare or as a structured-field string (`"…"`). The first completed response is kept 24 h per user and key; a retry with the same key and body gets it again with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 `idempotency-key-reused`; a retry while the first is still running is 409 `idempotency-key-in-flight`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotatedEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description On `idempotency-key-in-flight`: seconds to wait before retrying. */
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A field rule is broken, or a string in the body or query contains NUL (U+0000) or a lone UTF-16 surrogate; `errors` lists them (at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Database unavailable; retry. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes this POST safe to retry: 1–255 printable ASCII characters, bare or as a structured-field string (`"…"`). The first completed response is kept 24 h per user and key; a retry with the same key and body gets it again with `Idempotent-Replayed: true` and writes nothing. The same key with another request is 422 `idempotency-key-reused`; a retry while the first is still running is 409 `idempotency-key-in-flight`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Numeric id.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery queued. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            /** @description Malformed JSON or query syntax, or a malformed Idempotency-Key. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Absent, or not visible to you. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description On `idempotency-key-in-flight`: seconds to wait before retrying. */
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,8 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { JsonText } from './columns.js';
+import type { Flag, JsonText } from './columns.js';
 import type { CalendarDate, Instant } from '../domain/vocabulary.js';
 
-/* The webhook tables (migrations 0010 and 0014), in the column conventions of tables.ts. */
+/* The webhook tables (migrations 0010, 0014 and 0021), in the column conventions of tables.ts. */
 
 /** A user's subscription to events (contract section 9). */
 export interface WebhooksTable {
@@ -17,6 +17,11 @@ export interface WebhooksTable {
   created_at: Instant;
   /** The lease of the instance sending to it (one at a time, one attempt at a time); null when free. */
   claimed_until: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;
+  /** 0: nothing is delivered to it, queued deliveries included. */
+  active: ColumnType<Flag, Flag | undefined, Flag>;
+  /** The secret a rotation replaced: it signs beside `secret` until `previous_secret_until`. */
+  previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_until: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;
 }
 
 /** One event's body, stored once and shared by its deliveries to every webhook that receives the same bytes. */

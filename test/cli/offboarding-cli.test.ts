@@ -94,8 +94,8 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
     expect(listed.stdout).not.toContain('whsec_');
     expect(json(listed)).toEqual({
       data: [
-        { id: mine.body?.data.id, handle: 'olga', url, events: ['session.created'], description: null, created_at: mine.body?.data.created_at },
-        { id: theirs.body?.data.id, handle: 'pete', url, events: ['task.created'], description: 'sync', created_at: theirs.body?.data.created_at },
+        { id: mine.body?.data.id, handle: 'olga', url, events: ['session.created'], description: null, active: true, created_at: mine.body?.data.created_at },
+        { id: theirs.body?.data.id, handle: 'pete', url, events: ['task.created'], description: 'sync', active: true, created_at: theirs.body?.data.created_at },
       ],
     });
     const petes = json(await focusBin(env, 'webhooks', 'list', '--user', 'pete')) as { data: { id: string }[] };

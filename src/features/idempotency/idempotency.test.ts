@@ -249,6 +249,8 @@ describeEachDialect('Idempotency-Key on every POST', (dialect) => {
       '/api/v1/tasks',
       '/api/v1/tasks/bulk',
       '/api/v1/webhooks',
+      '/api/v1/webhooks/{id}/rotate-secret',
+      '/api/v1/webhooks/{id}/test',
     ]);
     for (const [path, op] of posts) {
       expect(op.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key'), path).toBeDefined();

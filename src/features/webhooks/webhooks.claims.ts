@@ -15,11 +15,15 @@ export const TURN_DELIVERIES = 32;
 export interface Turn {
   webhookId: number;
   userId: number;
-  url: string;
-  secret: string;
   /** The lease, as written: released only if it is still this one. */
   leaseUntil: string;
   deliveries: { id: number; event_id: string; attempts: number; payload_id: number; body: string }[];
+}
+
+/** A webhook's destination and signing secrets right before an attempt (the new secret first, then one rotated out less than 24 h ago). */
+export interface Live {
+  url: string;
+  secrets: string[];
 }
 
 /** A turn that is over: its lease ends at `at` (if it is still the one taken). */
@@ -115,8 +119,9 @@ export function createClaims(storage: Storage) {
           .forUpdateSkipLocked(
             trx
               .selectFrom('webhooks as w')
-              .select(['w.id', 'w.user_id', 'w.url', 'w.secret', 'w.claimed_until'])
+              .select(['w.id', 'w.user_id', 'w.claimed_until'])
               .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<=', q.now)]))
+              .where('w.active', '=', 1)
               .where((eb) =>
                 eb.exists(
                   eb
@@ -144,7 +149,7 @@ export function createClaims(storage: Storage) {
         );
         if (picked.length === 0) return [];
         await trx.updateTable('webhooks').set({ claimed_until: q.leaseUntil }).where('id', 'in', picked.map((w) => w.id)).execute();
-        const turns = picked.map((w): Turn => ({ webhookId: w.id, userId: Number(w.user_id), url: w.url, secret: w.secret, leaseUntil: q.leaseUntil, deliveries: [] }));
+        const turns = picked.map((w): Turn => ({ webhookId: w.id, userId: Number(w.user_id), leaseUntil: q.leaseUntil, deliveries: [] }));
         await fillTurns(trx, turns, q.now);
         return turns;
       });
@@ -171,16 +176,23 @@ export function createClaims(storage: Storage) {
       });
     },
 
-    /** Whether the webhook still exists and its owner is not disabled: checked right before each attempt, so a deleted one is sent nothing more. */
-    async alive(webhookId: number): Promise<boolean> {
+    /**
+     * Where and with which secrets to send now, or undefined when the webhook was deleted or
+     * turned off or its owner disabled: read right before each attempt, so such a webhook is
+     * sent nothing more, and an edited URL or a rotated secret applies at once.
+     */
+    async alive(webhookId: number, now: string): Promise<Live | undefined> {
       const row = await storage.db
         .selectFrom('webhooks')
         .innerJoin('users', 'users.id', 'webhooks.user_id')
-        .select('webhooks.id')
+        .select(['webhooks.url', 'webhooks.secret', 'webhooks.previous_secret', 'webhooks.previous_secret_until'])
         .where('webhooks.id', '=', webhookId)
+        .where('webhooks.active', '=', 1)
         .where('users.disabled_at', 'is', null)
         .executeTakeFirst();
-      return row !== undefined;
+      if (row === undefined) return undefined;
+      const previous = row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now ? [row.previous_secret] : [];
+      return { url: row.url, secrets: [row.secret, ...previous] };
     },
 
     /** Records what attempts came to, then ends the leases of turns that are over, in one transaction. */
@@ -209,7 +221,8 @@ export function createClaims(storage: Storage) {
           const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status };
           const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
           if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
-          else await row.set({ ...attempted, next_attempt_at: o.next }).execute();
+          // Not rescheduled if it was ended meanwhile (its webhook turned off during the attempt).
+          else await row.set({ ...attempted, next_attempt_at: o.next }).where('failed_at', 'is', null).execute();
         }
         for (const r of released) {
           // The lease ends at once; the instant it ended tells the next claim which webhook waited longest.

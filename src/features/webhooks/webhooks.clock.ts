@@ -24,7 +24,7 @@ const shifted = (window: Window, leadMs: number): Window => ({
 /** The (occurrence, webhook) pairs of subscribers involved in the occurrences, members of its org, with the events each wants. */
 async function hitsOf(storage: Storage, groups: readonly Crossing[][]): Promise<{ hits: Hit[][]; wants: Map<number, string[]> }> {
   const userIds = [...new Set(groups.flat().flatMap((o) => [...o.users]))];
-  const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).orderBy('id').execute();
+  const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).where('active', '=', 1).orderBy('id').execute();
   const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
   const wants = new Map(hooks.map((h) => [h.id, parseJson(h.events)]));
   const hits = groups.map((group) =>

@@ -100,11 +100,12 @@ async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale
       // Taken before waiting: the other worker must not take the same one.
       const d = turn.deliveries[next++];
       if (d === undefined) break;
-      if (stop.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd || !(await claims.alive(turn.webhookId))) {
+      const live = stop.aborted || Date.now() + DELIVERY_TIMEOUT_MS > leaseEnd ? undefined : await claims.alive(turn.webhookId, new Date().toISOString());
+      if (live === undefined) {
         over = true;
         break;
       }
-      const status = await sender.post({ url: turn.url, secret: turn.secret, eventId: d.event_id, body: d.body });
+      const status = await sender.post({ url: live.url, secrets: live.secrets, eventId: d.event_id, body: d.body });
       // Cut by shutdown: not attempted after all, sent again later.
       if (stop.aborted && status === null) continue;
       settler.outcome(outcomeOf(d, status, retryScale));
@@ -121,8 +122,8 @@ async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale
  * and records outcomes in batches. A 2xx within 10 s is delivered; anything else (a 3xx
  * included: redirects are not followed) is retried on the schedule of RETRY_DELAYS_MS,
  * then failed. Sockets connect only to addresses checked at connect time
- * (webhooks.sender.ts). Right before each attempt the webhook is checked to exist: a
- * deleted one is sent nothing more, queued deliveries included. The server runs it on a
+ * (webhooks.sender.ts). Right before each attempt the webhook is read again: a deleted or
+ * inactive one is sent nothing more, queued deliveries included. The server runs it on a
  * thread of its own (webhooks.dispatch-thread.ts).
  */
 export function createDispatcher(storage: Storage, settings: WebhookSettings, log: WarnLog) {

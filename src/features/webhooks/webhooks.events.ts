@@ -12,6 +12,13 @@ export const WEBHOOK_EVENTS = [
   'task.deleted',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** Sent on request (`POST /webhooks/{id}/test`) to one webhook, whatever it subscribes to. */
+export const TEST_EVENT = 'webhook.test';
+/** Every type a delivery may carry. */
+export const DELIVERED_EVENTS = [...WEBHOOK_EVENTS, TEST_EVENT] as const;
+export type DeliveredEvent = (typeof DELIVERED_EVENTS)[number];
+/** How long a rotated-out secret keeps signing beside the new one. */
+export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
 /** The events the clock raises per occurrence, and how long before its instant each fires. */
 export const TIME_EVENTS = ['session.starting', 'session.started', 'session.ended'] as const;

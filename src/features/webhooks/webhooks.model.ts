@@ -1,6 +1,6 @@
 import { parseJson } from '../../storage/columns.js';
 import type { WebhookDeliveryRow, WebhookPayloadsTable, WebhookRow } from '../../storage/tables.js';
-import type { WebhookEvent } from './webhooks.events.js';
+import type { DeliveredEvent, WebhookEvent } from './webhooks.events.js';
 import type { Delivery, Webhook } from './webhooks.schema.js';
 
 /** The one place a webhook row becomes its API shape; the secret never appears in it. */
@@ -10,6 +10,7 @@ export function toWebhook(row: WebhookRow): Webhook {
     url: row.url,
     events: parseJson(row.events) as WebhookEvent[],
     description: row.description,
+    active: row.active === 1,
     created_at: row.created_at,
   };
 }
@@ -17,7 +18,7 @@ export function toWebhook(row: WebhookRow): Webhook {
 export function toDelivery(row: Omit<WebhookDeliveryRow, 'webhook_id' | 'payload_id'> & Pick<WebhookPayloadsTable, 'type' | 'occurred_at'>): Delivery {
   return {
     event_id: row.event_id,
-    type: row.type as WebhookEvent,
+    type: row.type as DeliveredEvent,
     timestamp: row.occurred_at,
     attempts: row.attempts,
     last_status: row.last_status,

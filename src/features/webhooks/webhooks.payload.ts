@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MAX_PAYLOAD_BYTES, type WebhookEvent } from './webhooks.events.js';
+import { type DeliveredEvent, MAX_PAYLOAD_BYTES } from './webhooks.events.js';
 
 /** `msg_` + 16 random bytes: the event's `webhook-id`, fixed when it is enqueued. */
 export const newEventId = () => `msg_${randomBytes(16).toString('base64url')}`;
@@ -10,7 +10,7 @@ export type EventData = { id: string | number } | { session: { id: string | numb
 /** One event for one webhook, before it is stored: webhooks receiving the same bytes share one stored payload. */
 export interface OutgoingEvent {
   webhookId: number;
-  type: WebhookEvent;
+  type: DeliveredEvent;
   /** The event's own instant (the body's `timestamp`). */
   occurredAt: string;
   /** The JSON body sent (and signed) on every attempt. */
@@ -22,13 +22,13 @@ export interface OutgoingEvent {
  * its record cut to `{id}` (a participation keeps what happened): the receiver reads the
  * record through the API.
  */
-export function bodyOf(type: WebhookEvent, timestamp: string, data: EventData): string {
+export function bodyOf(type: DeliveredEvent, timestamp: string, data: EventData): string {
   const body = JSON.stringify({ type, timestamp, data });
   if (Buffer.byteLength(body) <= MAX_PAYLOAD_BYTES) return body;
   const cut = 'session' in data ? { ...data, session: { id: data.session.id } } : { id: data.id };
   return JSON.stringify({ type, timestamp, data: cut });
 }
 
-export function eventOf(q: { webhookId: number; type: WebhookEvent; timestamp: string; data: EventData }): OutgoingEvent {
+export function eventOf(q: { webhookId: number; type: DeliveredEvent; timestamp: string; data: EventData }): OutgoingEvent {
   return { webhookId: q.webhookId, type: q.type, occurredAt: q.timestamp, body: bodyOf(q.type, q.timestamp, q.data) };
 }

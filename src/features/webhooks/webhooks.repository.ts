@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { type Updateable, sql } from 'kysely';
 import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
-import type { WebhookRow } from '../../storage/tables.js';
+import type { WebhookRow, WebhooksTable } from '../../storage/tables.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
@@ -23,6 +23,31 @@ export function createWebhooksRepository(storage: Storage) {
 
     find(db: Db, q: { userId: number; id: number }): Promise<WebhookRow | undefined> {
       return db.selectFrom('webhooks').selectAll().where('id', '=', q.id).where('user_id', '=', q.userId).executeTakeFirst();
+    },
+
+    /** The user's webhook locked until the transaction ends (PostgreSQL; SQLite's writers take turns). */
+    lockOwn(db: Db, q: { userId: number; id: number }): Promise<WebhookRow | undefined> {
+      return storage.forUpdate(db.selectFrom('webhooks').selectAll().where('id', '=', q.id).where('user_id', '=', q.userId)).executeTakeFirst();
+    },
+
+    async update(db: Db, id: number, set: Updateable<WebhooksTable>): Promise<WebhookRow> {
+      return db.updateTable('webhooks').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    },
+
+    /** Ends the webhook's pending deliveries as failed at `now`: an inactive webhook is sent nothing queued. */
+    async failPending(db: Db, q: { webhookId: number; now: string }): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ failed_at: q.now, next_attempt_at: null }).where('webhook_id', '=', q.webhookId).where('next_attempt_at', 'is not', null).execute();
+    },
+
+    /** The webhook's latest delivery (the one just enqueued, in the caller's transaction). */
+    latestDelivery(db: Db, webhookId: number) {
+      return db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_payloads as p', 'p.id', 'd.payload_id')
+        .select(['d.id', 'd.event_id', 'p.type', 'p.occurred_at', 'd.attempts', 'd.next_attempt_at', 'd.last_status', 'd.delivered_at', 'd.failed_at'])
+        .where('d.webhook_id', '=', webhookId)
+        .orderBy('d.id', 'desc')
+        .executeTakeFirstOrThrow();
     },
 
     list(q: { userId: number; afterId?: number; limit: number }): Promise<WebhookRow[]> {
@@ -67,6 +92,7 @@ export function createWebhooksRepository(storage: Storage) {
         .innerJoin('users', 'users.id', 'webhooks.user_id')
         .select(['webhooks.id', 'webhooks.user_id', 'webhooks.events', 'users.handle', 'users.timezone'])
         .where('webhooks.user_id', 'in', userIds)
+        .where('webhooks.active', '=', 1)
         .where('users.disabled_at', 'is', null)
         .orderBy('webhooks.id')
         .execute();

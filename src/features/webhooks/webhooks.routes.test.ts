@@ -33,7 +33,7 @@ describeEachDialect('webhooks: routes', (dialect) => {
 
     const got = await alice.get(`/api/v1/webhooks/${data.id}`);
     expect(got.status).toBe(200);
-    expect(got.body.data).toEqual({ id: data.id, url: hook.url, events: hook.events, description: 'Chat status', created_at: data.created_at });
+    expect(got.body.data).toEqual({ id: data.id, url: hook.url, events: hook.events, description: 'Chat status', active: true, created_at: data.created_at });
     const listed = await alice.get('/api/v1/webhooks');
     expect(listed.body.data.map((w: { id: string }) => w.id)).toContain(data.id);
     expect(listed.text).not.toContain('whsec_');
@@ -98,6 +98,17 @@ describeEachDialect('webhooks: routes', (dialect) => {
     const unresolvable = await alice.post('/api/v1/webhooks', { ...hook, url: 'https://no-such-host.invalid/hook' });
     expect(unresolvable.status).toBe(422);
     expect(unresolvable.body.errors[0].message).toMatch(/does not resolve/);
+  });
+
+  it('refuses to move a webhook to an internal destination, as at registration', async () => {
+    const { data } = (await alice.post('/api/v1/webhooks', hook)).body;
+    for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:10.0.0.1]/hook']) {
+      const res = await alice.request('PATCH', `/api/v1/webhooks/${data.id}`, { url });
+      expect(res.status, url).toBe(422);
+      expect(res.body.errors, url).toEqual([{ path: '/url', message: expect.stringMatching(/internal address/) }]);
+    }
+    expect((await alice.get(`/api/v1/webhooks/${data.id}`)).body.data.url).toBe(hook.url);
+    await alice.delete(`/api/v1/webhooks/${data.id}`);
   });
 
   it(`keeps at most ${MAX_WEBHOOKS_PER_USER} webhooks per user`, async () => {

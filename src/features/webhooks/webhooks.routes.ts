@@ -8,10 +8,13 @@ import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
 import {
   CreateWebhookBody,
   CreatedWebhookEnvelope,
+  DeliveryEnvelope,
   DeliveryList,
   ListDeliveriesQuery,
   ListWebhooksQuery,
   MAX_DELIVERY_PAGE,
+  RotatedSecretEnvelope,
+  UpdateWebhookBody,
   WebhookEnvelope,
   WebhookList,
 } from './webhooks.schema.js';
@@ -73,6 +76,58 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
       },
     },
     async (request) => ({ data: await webhooks.get(request.user, request.params.id) }),
+  );
+
+  app.patch(
+    '/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateWebhook',
+        summary: 'Change a webhook',
+        description:
+          'Changes `url`, `events`, `description` or `active`, checked as at registration (a URL inside the network is 422 on `/url`). ' +
+          '`active: false` stops delivery at once and marks queued deliveries failed; `active: true` delivers events from then on. Another user’s webhook is 404.',
+        params: IdParams,
+        body: UpdateWebhookBody,
+        response: { 200: jsonResponse('The webhook as changed.', WebhookEnvelope), ...problemResponses(400, 404, 413, 415, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await webhooks.update(request.user, request.params.id, request.body, (work) => outsideGate(request, work)) }),
+  );
+
+  app.post(
+    '/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        tags,
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate a webhook’s signing secret',
+        description:
+          'Answers a new secret (shown only here). For 24 hours deliveries carry two `v1,` signatures, with the new secret and the replaced one, ' +
+          'so receivers can switch without losing any; rotating again within them drops the older one at once. Another user’s webhook is 404.',
+        params: IdParams,
+        response: { 200: jsonResponse('The new secret.', RotatedSecretEnvelope), ...problemResponses(404, ...common) },
+      },
+    },
+    async (request) => ({ data: await webhooks.rotateSecret(request.user, request.params.id) }),
+  );
+
+  app.post(
+    '/webhooks/:id/test',
+    {
+      schema: {
+        tags,
+        operationId: 'testWebhook',
+        summary: 'Send a test event to a webhook',
+        description:
+          'Queues a `webhook.test` event (`data: {id}` names the webhook) to this webhook only, due now, whatever its `events`; it is retried and listed like any delivery. ' +
+          'An inactive webhook is 409. Another user’s webhook is 404.',
+        params: IdParams,
+        response: { 202: jsonResponse('The delivery queued.', DeliveryEnvelope), ...problemResponses(404, 409, ...common) },
+      },
+    },
+    async (request, reply) => reply.code(202).send({ data: await webhooks.test(request.user, request.params.id) }),
   );
 
   app.delete(

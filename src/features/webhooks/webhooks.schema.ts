@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Named } from '../../toolkit/openapi.js';
 import { Cursor, Envelope, Instant, Limit, Nullable, Page, StringEnum } from '../../toolkit/schema-helpers.js';
-import { MAX_WEBHOOKS_PER_USER, WEBHOOK_EVENTS } from './webhooks.events.js';
+import { DELIVERED_EVENTS, MAX_WEBHOOKS_PER_USER, WEBHOOK_EVENTS } from './webhooks.events.js';
 
 export const MAX_DELIVERY_PAGE = 100;
 export const DEFAULT_DELIVERY_PAGE = 50;
@@ -27,9 +27,15 @@ const webhookFields = {
   url: Type.String({ description: 'Where deliveries are POSTed.' }),
   events: Type.Array(EventType, { description: 'The events delivered.' }),
   description: Nullable(Type.String(), { description: 'Your note, or null.' }),
+  active: Type.Boolean({ description: 'False: nothing is delivered to it, already queued deliveries included (they are marked failed when it is turned off).' }),
   created_at: Instant({ readOnly: true }),
 };
-const example = { id: '3', url: URL_EXAMPLE, events: ['session.started', 'task.updated'], description: 'Chat status', created_at: NOW };
+const example = { id: '3', url: URL_EXAMPLE, events: ['session.started', 'task.updated'], description: 'Chat status', active: true, created_at: NOW };
+const Description = Type.String({ maxLength: 500 });
+const Secret = Type.String({
+  pattern: '^whsec_[A-Za-z0-9+/=]{32,}$',
+  description: 'The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries.',
+});
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 export const WebhookSchema = Named(
@@ -43,10 +49,7 @@ export const CreatedWebhookSchema = Named(
   Type.Object(
     {
       ...webhookFields,
-      secret: Type.String({
-        pattern: '^whsec_[A-Za-z0-9+/=]{32,}$',
-        description: 'The signing secret (`whsec_` + base64 of 32 random bytes). Shown only in this answer: keep it to verify deliveries.',
-      }),
+      secret: Secret,
     },
     { additionalProperties: false, description: 'A new webhook, with its signing secret (shown once).', examples: [{ ...example, secret: SECRET_EXAMPLE }] },
   ),
@@ -59,7 +62,7 @@ export const CreateWebhookBody = Named(
     {
       url: WebhookUrl,
       events: Events,
-      description: Type.Optional(Nullable(Type.String({ maxLength: 500 }), { description: 'A note for yourself, up to 500 characters.' })),
+      description: Type.Optional(Nullable(Description, { description: 'A note for yourself, up to 500 characters.' })),
     },
     {
       additionalProperties: false,
@@ -70,6 +73,37 @@ export const CreateWebhookBody = Named(
 );
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
+export const UpdateWebhookBody = Named(
+  'WebhookUpdate',
+  Type.Object(
+    {
+      url: Type.Optional(WebhookUrl),
+      events: Type.Optional(Events),
+      description: Type.Optional(Nullable(Description, { description: 'A note for yourself, up to 500 characters; null clears it.' })),
+      active: Type.Optional(Type.Boolean({ description: 'False stops delivery at once (queued deliveries are marked failed); true resumes it for new events.' })),
+    },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'The fields to change; the others are kept. Checked as at registration.',
+      examples: [{ events: ['session.started'], active: false }],
+    },
+  ),
+);
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const RotatedSecretSchema = Named(
+  'WebhookSecretRotated',
+  Type.Object(
+    {
+      secret: Secret,
+      previous_secret_expires_at: Instant({ description: 'Until then deliveries are signed with the replaced secret too: two `v1,` signatures.' }),
+    },
+    { additionalProperties: false, description: 'The new signing secret (shown once).', examples: [{ secret: SECRET_EXAMPLE, previous_secret_expires_at: '2026-12-02T08:00:00.000Z' }] },
+  ),
+);
+export const RotatedSecretEnvelope = Envelope('WebhookSecretRotatedEnvelope', RotatedSecretSchema, 'The new secret.');
+
 export const WebhookEnvelope = Envelope('WebhookEnvelope', WebhookSchema, 'One webhook.');
 export const CreatedWebhookEnvelope = Envelope('WebhookCreatedEnvelope', CreatedWebhookSchema, 'The new webhook with its secret.');
 export const WebhookList = Page('WebhookList', WebhookSchema, 'Your webhooks, oldest first.');
@@ -79,7 +113,7 @@ export const DeliverySchema = Named(
   Type.Object(
     {
       event_id: Type.String({ description: 'The `webhook-id` header of every attempt: receivers de-duplicate on it.' }),
-      type: EventType,
+      type: StringEnum(DELIVERED_EVENTS, { description: 'The event type (`webhook.test` for a test).' }),
       timestamp: Instant({ description: 'The event’s own instant: the payload’s `timestamp`.' }),
       attempts: Type.Integer({ minimum: 0, description: 'Attempts made so far.' }),
       last_status: Nullable(Type.Integer(), { description: 'HTTP status of the last attempt; null before the first or when it got no answer.' }),
@@ -106,6 +140,7 @@ export const DeliverySchema = Named(
   ),
 );
 export type Delivery = Static<typeof DeliverySchema>;
+export const DeliveryEnvelope = Envelope('WebhookDeliveryEnvelope', DeliverySchema, 'One delivery.');
 export const DeliveryList = Page('WebhookDeliveryList', DeliverySchema, 'Deliveries of one webhook, latest first.');
 
 export const ListDeliveriesQuery = Type.Object(

@@ -24,7 +24,8 @@ export function sign(secret: string, id: string, at: Date, body: Buffer): string
 /** One attempt's destination and content. */
 export interface Post {
   url: string;
-  secret: string;
+  /** Each signs: `webhook-signature` carries one `v1,` signature per secret (two while a rotated-out secret still signs). */
+  secrets: readonly string[];
   eventId: string;
   body: string;
 }
@@ -65,7 +66,7 @@ export function createSender(settings: WebhookSettings, sockets: number) {
         'user-agent': 'Focus-Webhooks/1',
         'webhook-id': p.eventId,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': sign(p.secret, p.eventId, at, body),
+        'webhook-signature': p.secrets.map((secret) => sign(secret, p.eventId, at, body)).join(' '),
       };
       const request = client.request(url, { method: 'POST', agent: agents[url.protocol as 'http:' | 'https:'], headers }, (response) => {
         let read = 0;

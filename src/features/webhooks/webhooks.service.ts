@@ -1,14 +1,26 @@
 import { randomBytes } from 'node:crypto';
+import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
-import { MAX_WEBHOOKS_PER_USER } from './webhooks.events.js';
+import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
+import { createOutbox } from './webhooks.outbox.js';
+import { eventOf } from './webhooks.payload.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
-import { type CreateWebhookBody, type CreatedWebhook, DEFAULT_DELIVERY_PAGE, type ListDeliveriesQuery, type ListWebhooksQuery } from './webhooks.schema.js';
+import {
+  type CreateWebhookBody,
+  type CreatedWebhook,
+  DEFAULT_DELIVERY_PAGE,
+  type Delivery,
+  type ListDeliveriesQuery,
+  type ListWebhooksQuery,
+  type UpdateWebhookBody,
+  type Webhook,
+} from './webhooks.schema.js';
 
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE: internal destinations allowed. */
@@ -27,6 +39,22 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 /** A user's webhooks. Built once per storage. */
 export function createWebhooksService(storage: Storage, settings: WebhookSettings) {
   const repo = createWebhooksRepository(storage);
+  const outbox = createOutbox(storage);
+
+  /** The URL checks of registration: its syntax, then (outside the request gate) where its host resolves. */
+  async function checkUrl(url: string, aside: StepAside): Promise<void> {
+    const malformed = refuseUrlSyntax(url);
+    if (malformed !== undefined) throw validationFailed([{ path: '/url', message: malformed }]);
+    const refused = await aside(() => refuseHost(url, settings.allowPrivate, settings));
+    if (refused !== undefined) throw validationFailed([{ path: '/url', message: refused }]);
+  }
+
+  /** The user's webhook locked in `trx`, or 404. */
+  async function lockOwn(trx: Db, user: AuthenticatedUser, id: number) {
+    const row = await repo.lockOwn(trx, { userId: user.id, id });
+    if (row === undefined) throw notFound('webhook');
+    return row;
+  }
 
   async function underCap(db: Db, user: AuthenticatedUser): Promise<void> {
     if ((await repo.countOf(db, user.id)) >= MAX_WEBHOOKS_PER_USER) throw conflict(`You already have ${MAX_WEBHOOKS_PER_USER} webhooks; delete one first.`);
@@ -45,8 +73,7 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
       // The cap before the lookup: a user at the limit costs no DNS query (contract section 13).
       await underCap(storage.db, user);
       // The lookup waits outside the request gate: a silent DNS server holds no slot of the API.
-      const refused = await aside(() => refuseHost(body.url, settings.allowPrivate, settings));
-      if (refused !== undefined) throw validationFailed([{ path: '/url', message: refused }]);
+      await checkUrl(body.url, aside);
       const secret = newSecret();
       const row = await storage.transaction(async (trx) => {
         // The user's row locked (PostgreSQL; SQLite's write transactions take turns): concurrent
@@ -75,6 +102,49 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
     },
 
     get: async (user: AuthenticatedUser, id: number) => toWebhook(await own(user, id)),
+
+    /** Changes the given fields; turning it off ends its queued deliveries as failed (turning it on again does not revive them). */
+    async update(user: AuthenticatedUser, id: number, body: UpdateWebhookBody, aside: StepAside = (work) => work()): Promise<Webhook> {
+      // 404 before the lookup: another user's id costs no DNS query.
+      await own(user, id);
+      if (body.url !== undefined) await checkUrl(body.url, aside);
+      const row = await storage.transaction(async (trx) => {
+        const before = await lockOwn(trx, user, id);
+        const now = new Date().toISOString();
+        // Both ways: one enqueued by a fan-out racing the deactivation must not resume either.
+        if (body.active !== undefined && body.active !== (before.active === 1)) await repo.failPending(trx, { webhookId: id, now });
+        return repo.update(trx, id, {
+          ...(body.url === undefined ? {} : { url: body.url }),
+          ...(body.events === undefined ? {} : { events: toJson([...body.events]) }),
+          ...(body.description === undefined ? {} : { description: body.description }),
+          ...(body.active === undefined ? {} : { active: body.active ? 1 : 0 }),
+        });
+      });
+      return toWebhook(row);
+    },
+
+    /** A new secret; the replaced one keeps signing beside it for PREVIOUS_SECRET_MS (one rotated out before that stops at once). */
+    async rotateSecret(user: AuthenticatedUser, id: number) {
+      const secret = newSecret();
+      const until = new Date(Date.now() + PREVIOUS_SECRET_MS).toISOString();
+      await storage.transaction(async (trx) => {
+        const before = await lockOwn(trx, user, id);
+        await repo.update(trx, id, { secret, previous_secret: before.secret, previous_secret_until: until });
+      });
+      return { secret, previous_secret_expires_at: until };
+    },
+
+    /** Queues a `webhook.test` event, due now, for this webhook only; 409 when it is inactive. */
+    async test(user: AuthenticatedUser, id: number): Promise<Delivery> {
+      const row = await storage.transaction(async (trx) => {
+        const hook = await lockOwn(trx, user, id);
+        if (hook.active !== 1) throw conflict('This webhook is inactive; turn it on (PATCH active: true) to test it.');
+        const now = new Date().toISOString();
+        await outbox.enqueue(trx, [eventOf({ webhookId: id, type: TEST_EVENT, timestamp: now, data: { id: String(id) } })], now);
+        return repo.latestDelivery(trx, id);
+      });
+      return toDelivery(row);
+    },
 
     async delete(user: AuthenticatedUser, id: number): Promise<void> {
       const removed = await storage.transaction((trx) => repo.remove(trx, { userId: user.id, id }));
