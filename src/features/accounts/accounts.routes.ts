@@ -22,8 +22,16 @@ import { webBase } from './accounts.cookies.js';
 const common = [401, 403, 429, 503] as const;
 const deleted = { type: 'null', description: 'Done.' } as const;
 
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
 /** An org's people and invitations (admins), and your own tokens and connected apps: under the API prefix. */
 export const accountsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrgsService; tokens: TokensService }> = async (app, { orgs, tokens }) => {
+  orgRoutes(app, orgs);
+  myRoutes(app, tokens);
+};
+
+/** An org's invitations and members, for its admins. */
+function orgRoutes(app: App, orgs: OrgsService): void {
   const tags = ['people'];
   app.post(
     '/orgs/:id/invites',
@@ -81,7 +89,10 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrgsService; toke
       return reply.code(204).send(null);
     },
   );
+}
 
+/** Your own tokens and connected apps. */
+function myRoutes(app: App, tokens: TokensService): void {
   const mine = ['tokens'];
   app.get('/me/tokens', { schema: { tags: mine, operationId: 'listTokens', summary: 'Your tokens', description: 'Your usable CLI and personal tokens, oldest first, with their scopes (null: all your rights); never the token itself. Needs a token with all rights (or the web app).', response: { 200: jsonResponse('Tokens.', TokenList), ...problemResponses(...common) } } }, async (request) => ({
     data: await tokens.tokens(request.user),
@@ -121,4 +132,4 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrgsService; toke
       return reply.code(204).send(null);
     },
   );
-};
+}

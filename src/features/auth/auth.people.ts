@@ -22,8 +22,17 @@ export interface CredentialRow {
  * answers is signalled on the auth channel, in the writing transaction.
  */
 export function createPeopleRepository(storage: Storage) {
-  const changed = (db: Db, payload: string) => storage.signals.publish(db, AUTH_CHANNEL, payload);
+  const changed: Changed = (db, payload) => storage.signals.publish(db, AUTH_CHANNEL, payload);
+  return { ...membershipStatements(changed), ...userStatements(), ...credentialStatements(changed) };
+}
 
+export type PeopleRepository = ReturnType<typeof createPeopleRepository>;
+
+/** Signals a change of what a token lookup answers, in the writing transaction. */
+type Changed = (db: Db, payload: string) => ReturnType<Storage['signals']['publish']>;
+
+/** Orgs, memberships and roles. */
+function membershipStatements(changed: Changed) {
   return {
     /** The user's role in the org, or undefined when they are not a member. */
     async roleOf(db: Db, userId: number, orgId: number): Promise<Role | undefined> {
@@ -71,7 +80,12 @@ export function createPeopleRepository(storage: Storage) {
         .orderBy('users.handle')
         .execute();
     },
+  };
+}
 
+/** Users: lookups, email and password. */
+function userStatements() {
+  return {
     async userByHandle(db: Db, handle: string) {
       return db.selectFrom('users').select(['id', 'handle', 'password_hash', 'disabled_at']).where('handle', '=', handle).executeTakeFirst();
     },
@@ -98,7 +112,12 @@ export function createPeopleRepository(storage: Storage) {
     async setPassword(db: Db, q: { userId: number; passwordHash: string }): Promise<void> {
       await db.updateTable('users').set({ password_hash: q.passwordHash }).where('id', '=', q.userId).execute();
     },
+  };
+}
 
+/** A user's own credentials. */
+function credentialStatements(changed: Changed) {
+  return {
     /** The user's credentials of these kinds that are neither revoked nor expired, oldest first. */
     async credentials(db: Db, q: { userId: number; kinds: readonly TokenKind[]; now: string }): Promise<CredentialRow[]> {
       return db
@@ -127,5 +146,3 @@ export function createPeopleRepository(storage: Storage) {
     },
   };
 }
-
-export type PeopleRepository = ReturnType<typeof createPeopleRepository>;

@@ -78,79 +78,15 @@ export type Claims = ReturnType<typeof createClaims>;
  */
 export function createClaims(storage: Storage) {
   const chunk = Math.max(1, Math.floor(storage.maxParameters / 8));
-
-  /** Gives each turn its webhook's oldest due deliveries, each payload read once (many webhooks get one event). */
-  async function fillTurns(trx: Db, turns: Turn[], now: string): Promise<void> {
-    const wanted = new Set<number>();
-    for (const turn of turns) {
-      turn.deliveries = (
-        await trx
-          .selectFrom('webhook_deliveries')
-          .select(['id', 'event_id', 'attempts', 'payload_id'])
-          .where('webhook_id', '=', turn.webhookId)
-          .where('next_attempt_at', 'is not', null)
-          .where('next_attempt_at', '<=', now)
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(TURN_DELIVERIES)
-          .execute()
-      ).map((d) => ({ ...d, body: '' }));
-      for (const d of turn.deliveries) wanted.add(Number(d.payload_id));
-    }
-    const bodies = new Map<number, string>();
-    const ids = [...wanted];
-    for (let i = 0; i < ids.length; i += chunk) {
-      for (const p of await trx.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids.slice(i, i + chunk)).execute()) bodies.set(Number(p.id), p.body);
-    }
-    for (const turn of turns) for (const d of turn.deliveries) d.body = bodies.get(Number(d.payload_id)) ?? '';
-    // An off-boarded owner's (disabled, or no longer in the session's org) are dropped, never sent.
-    const withheld = await withheldDeliveries(trx, turns.flatMap((t) => t.deliveries.map((d) => ({ id: d.id, user_id: t.userId, payload: d.body }))));
-    if (withheld.size === 0) return;
-    const dropped = [...withheld];
-    for (let i = 0; i < dropped.length; i += chunk) await trx.deleteFrom('webhook_deliveries').where('id', 'in', dropped.slice(i, i + chunk)).execute();
-    for (const turn of turns) turn.deliveries = turn.deliveries.filter((d) => !withheld.has(d.id));
-  }
-
   return {
     /** Leases up to `room` webhooks with due deliveries, chosen fairly (fairPick), each with its oldest due deliveries. */
     claim(q: { now: string; leaseUntil: string; room: number }): Promise<Turn[]> {
       return storage.transaction(async (trx) => {
-        const free = await storage
-          .forUpdateSkipLocked(
-            trx
-              .selectFrom('webhooks as w')
-              .select(['w.id', 'w.user_id', 'w.claimed_until'])
-              .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<=', q.now)]))
-              .where('w.active', '=', 1)
-              .where((eb) =>
-                eb.exists(
-                  eb
-                    .selectFrom('webhook_deliveries as d')
-                    .select(sql`1`.as('one'))
-                    .whereRef('d.webhook_id', '=', 'w.id')
-                    .where('d.next_attempt_at', 'is not', null)
-                    .where('d.next_attempt_at', '<=', q.now),
-                ),
-              ),
-          )
-          .execute();
-        if (free.length === 0) return [];
-        const busy = await trx
-          .selectFrom('webhooks')
-          .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
-          .where('claimed_until', '>', q.now)
-          .groupBy('user_id')
-          .execute();
-        const inFlight = new Map(busy.map((b) => [Number(b.user_id), Number(b.n)]));
-        const picked = fairPick(
-          free.map((w) => ({ ...w, userId: Number(w.user_id), servedAt: w.claimed_until ?? '' })),
-          inFlight,
-          q.room,
-        );
+        const picked = await pickWebhooks(storage, trx, q);
         if (picked.length === 0) return [];
         await trx.updateTable('webhooks').set({ claimed_until: q.leaseUntil }).where('id', 'in', picked.map((w) => w.id)).execute();
         const turns = picked.map((w): Turn => ({ webhookId: w.id, userId: Number(w.user_id), leaseUntil: q.leaseUntil, deliveries: [] }));
-        await fillTurns(trx, turns, q.now);
+        await fillTurns(trx, turns, q.now, chunk);
         return turns;
       });
     },
@@ -171,7 +107,7 @@ export function createClaims(storage: Storage) {
           .executeTakeFirst();
         if (Number(renewed.numUpdatedRows) === 0) return false;
         turn.leaseUntil = q.leaseUntil;
-        await fillTurns(trx, [turn], q.now);
+        await fillTurns(trx, [turn], q.now, chunk);
         return true;
       });
     },
@@ -199,36 +135,109 @@ export function createClaims(storage: Storage) {
     settle(outcomes: readonly AttemptOutcome[], released: readonly Release[]): Promise<void> {
       if (outcomes.length === 0 && released.length === 0) return Promise.resolve();
       return storage.transaction(async (trx) => {
-        // The common outcome in one statement per status (the batch's first instant): few statements per batch.
-        const delivered = new Map<number, { ids: number[]; at: string }>();
-        for (const o of outcomes) {
-          if (o.kind !== 'delivered') continue;
-          const group = delivered.get(o.status) ?? { ids: [], at: o.at };
-          delivered.set(o.status, group);
-          group.ids.push(o.id);
-        }
-        for (const [status, group] of delivered) {
-          for (let i = 0; i < group.ids.length; i += chunk) {
-            await trx
-              .updateTable('webhook_deliveries')
-              .set({ attempts: sql<number>`attempts + 1`, last_status: status, delivered_at: group.at, next_attempt_at: null })
-              .where('id', 'in', group.ids.slice(i, i + chunk))
-              .execute();
-          }
-        }
-        for (const o of outcomes) {
-          if (o.kind === 'delivered') continue;
-          const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status };
-          const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
-          if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
-          // Not rescheduled if it was ended meanwhile (its webhook turned off during the attempt).
-          else await row.set({ ...attempted, next_attempt_at: o.next }).where('failed_at', 'is', null).execute();
-        }
-        for (const r of released) {
-          // The lease ends at once; the instant it ended tells the next claim which webhook waited longest.
-          await trx.updateTable('webhooks').set({ claimed_until: r.at }).where('id', '=', r.webhookId).where('claimed_until', '=', r.leaseUntil).execute();
-        }
+        await recordOutcomes(trx, outcomes, released, chunk);
       });
     },
   };
+}
+
+/** The webhooks with due deliveries and no live lease, locked (SKIP LOCKED), of which up to `room` are chosen fairly (fairPick). */
+async function pickWebhooks(storage: Storage, trx: Db, q: { now: string; room: number }) {
+  const free = await storage
+    .forUpdateSkipLocked(
+      trx
+        .selectFrom('webhooks as w')
+        .select(['w.id', 'w.user_id', 'w.claimed_until'])
+        .where((eb) => eb.or([eb('w.claimed_until', 'is', null), eb('w.claimed_until', '<=', q.now)]))
+        .where('w.active', '=', 1)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .select(sql`1`.as('one'))
+              .whereRef('d.webhook_id', '=', 'w.id')
+              .where('d.next_attempt_at', 'is not', null)
+              .where('d.next_attempt_at', '<=', q.now),
+          ),
+        ),
+    )
+    .execute();
+  if (free.length === 0) return [];
+  const busy = await trx
+    .selectFrom('webhooks')
+    .select(['user_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('claimed_until', '>', q.now)
+    .groupBy('user_id')
+    .execute();
+  const inFlight = new Map(busy.map((b) => [Number(b.user_id), Number(b.n)]));
+  return fairPick(
+    free.map((w) => ({ ...w, userId: Number(w.user_id), servedAt: w.claimed_until ?? '' })),
+    inFlight,
+    q.room,
+  );
+}
+
+/** Gives each turn its webhook's oldest due deliveries, each payload read once (many webhooks get one event). */
+async function fillTurns(trx: Db, turns: Turn[], now: string, chunk: number): Promise<void> {
+  const wanted = new Set<number>();
+  for (const turn of turns) {
+    turn.deliveries = (
+      await trx
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'event_id', 'attempts', 'payload_id'])
+        .where('webhook_id', '=', turn.webhookId)
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(TURN_DELIVERIES)
+        .execute()
+    ).map((d) => ({ ...d, body: '' }));
+    for (const d of turn.deliveries) wanted.add(Number(d.payload_id));
+  }
+  const bodies = new Map<number, string>();
+  const ids = [...wanted];
+  for (let i = 0; i < ids.length; i += chunk) {
+    for (const p of await trx.selectFrom('webhook_payloads').select(['id', 'body']).where('id', 'in', ids.slice(i, i + chunk)).execute()) bodies.set(Number(p.id), p.body);
+  }
+  for (const turn of turns) for (const d of turn.deliveries) d.body = bodies.get(Number(d.payload_id)) ?? '';
+  // An off-boarded owner's (disabled, or no longer in the session's org) are dropped, never sent.
+  const withheld = await withheldDeliveries(trx, turns.flatMap((t) => t.deliveries.map((d) => ({ id: d.id, user_id: t.userId, payload: d.body }))));
+  if (withheld.size === 0) return;
+  const dropped = [...withheld];
+  for (let i = 0; i < dropped.length; i += chunk) await trx.deleteFrom('webhook_deliveries').where('id', 'in', dropped.slice(i, i + chunk)).execute();
+  for (const turn of turns) turn.deliveries = turn.deliveries.filter((d) => !withheld.has(d.id));
+}
+
+/** Records what attempts came to, then ends the leases of turns that are over. */
+async function recordOutcomes(trx: Db, outcomes: readonly AttemptOutcome[], released: readonly Release[], chunk: number): Promise<void> {
+  // The common outcome in one statement per status (the batch's first instant): few statements per batch.
+  const delivered = new Map<number, { ids: number[]; at: string }>();
+  for (const o of outcomes) {
+    if (o.kind !== 'delivered') continue;
+    const group = delivered.get(o.status) ?? { ids: [], at: o.at };
+    delivered.set(o.status, group);
+    group.ids.push(o.id);
+  }
+  for (const [status, group] of delivered) {
+    for (let i = 0; i < group.ids.length; i += chunk) {
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ attempts: sql<number>`attempts + 1`, last_status: status, delivered_at: group.at, next_attempt_at: null })
+        .where('id', 'in', group.ids.slice(i, i + chunk))
+        .execute();
+    }
+  }
+  for (const o of outcomes) {
+    if (o.kind === 'delivered') continue;
+    const attempted = { attempts: sql<number>`attempts + 1`, last_status: o.status };
+    const row = trx.updateTable('webhook_deliveries').where('id', '=', o.id);
+    if (o.kind === 'failed') await row.set({ ...attempted, failed_at: o.at, next_attempt_at: null }).execute();
+    // Not rescheduled if it was ended meanwhile (its webhook turned off during the attempt).
+      else await row.set({ ...attempted, next_attempt_at: o.next }).where('failed_at', 'is', null).execute();
+  }
+  for (const r of released) {
+    // The lease ends at once; the instant it ended tells the next claim which webhook waited longest.
+    await trx.updateTable('webhooks').set({ claimed_until: r.at }).where('id', '=', r.webhookId).where('claimed_until', '=', r.leaseUntil).execute();
+  }
 }

@@ -19,6 +19,22 @@ const YIELD_EVERY_MS = 10;
 
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
 type SessionRecord = Session;
+type Repository = ReturnType<typeof createWebhooksRepository>;
+
+/** What a step's changes are told as: the records as each subscriber sees them now, read once per step. */
+interface StepView {
+  tasks: Map<number, TaskRow>;
+  existing: Awaited<ReturnType<SessionsApi['existing']>>;
+  handles: Map<number, string>;
+  sessionAs: (user: AuthenticatedUser, id: number, date?: string) => Promise<SessionRecord | undefined>;
+}
+
+/** What a webhook is told of a change; `shared`: what the body is built of when it may be shared (the record shown, and what a participation adds to it). */
+interface HookEvent {
+  type: WebhookEvent;
+  data: { id: string | number } | ParticipationData;
+  shared?: { shown: object; extra: string };
+}
 
 /**
  * Who did it is told only to the session's creator and collaborators, and to the actor:
@@ -55,122 +71,6 @@ export function createFanout(storage: Storage, sessions: SessionsApi) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
 
-  async function deliveriesFor(changes: readonly PositionedChange[]): Promise<OutgoingEvent[]> {
-    const db = storage.db;
-    const orgIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.org_id !== null ? [c.org_id] : [])))];
-    const taskOwners = [...new Set(changes.flatMap((c) => (c.kind === 'task' ? [c.owner_id] : [])))];
-    const userIds = await repo.subscribersAmong(db, { orgIds, userIds: taskOwners });
-    const rows = await repo.hooksOf(db, userIds);
-    if (rows.length === 0) return [];
-    const principals = await principalsOf(db, rows.map((r) => r.user_id));
-    const hooks: Hook[] = rows.flatMap((r) => {
-      const user = principals.get(r.user_id);
-      return user === undefined ? [] : [{ id: r.id, events: new Set(parseJson(r.events)), user }];
-    });
-
-    const taskIds = [...new Set(changes.flatMap((c) => (c.kind === 'task' && c.action !== 'deleted' ? [c.record_id] : [])))];
-    const tasks = new Map<number, TaskRow>();
-    if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
-
-    const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
-    const existing = await sessions.existing(sessionIds);
-
-    const actorIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action === 'participation' ? [c.actor_id] : [])))];
-    const handles = new Map([...(await principalsOf(db, actorIds)).values()].map((u) => [u.id, u.handle]));
-
-    // The sessions as each subscriber sees them now, loaded once and rendered once per distinct view.
-    const users = [...new Map(hooks.map((h) => [h.user.id, h.user])).values()];
-    const views = sessionIds.length === 0 ? [] : await sessions.visibleRecordsForReaders(users, sessionIds);
-    const viewOf = new Map(users.map((u, i) => [u.id, views[i]]));
-    // An occurrence (a participation change's day), as each subscriber who may be told sees it: one batched read per step.
-    const days = dayRequests(changes, users);
-    const dayRecords = await sessions.recordsAsSeen(days);
-    const seen = new Map(days.map((r, i) => [`${r.reader.id}:${r.id}:${r.date}`, dayRecords[i]]));
-    const sessionAs = (user: AuthenticatedUser, id: number, date?: string): Promise<SessionRecord | undefined> =>
-      Promise.resolve(date === undefined ? viewOf.get(user.id)?.get(id) : seen.get(`${user.id}:${id}:${date}`));
-    // Bodies by the data object they show: subscribers who see the same record share one string (and one stored payload).
-    const bodies = new WeakMap<object, Map<string, string>>();
-    const bodyFor = (type: WebhookEvent, timestamp: string, shown: object, extra: string, data: () => EventData) => {
-      const mine = bodies.get(shown) ?? new Map<string, string>();
-      bodies.set(shown, mine);
-      const key = `${type}\u0000${timestamp}\u0000${extra}`;
-      let body = mine.get(key);
-      if (body === undefined) mine.set(key, (body = bodyOf(type, timestamp, data())));
-      return body;
-    };
-    let lastYield = performance.now();
-
-    const out: OutgoingEvent[] = [];
-    // A session moved between orgs is logged once per org: one event per webhook still.
-    const sent = new Set<string>();
-    for (const change of changes) {
-      for (const hook of hooks) {
-        if (performance.now() - lastYield > YIELD_EVERY_MS) {
-          await new Promise((resolve) => setImmediate(resolve));
-          lastYield = performance.now();
-        }
-        let type: WebhookEvent;
-        let data: { id: string | number } | ParticipationData | undefined;
-        // What the body is built of when it may be shared: the record shown, and what a participation adds to it.
-        let shared: { shown: object; extra: string } | undefined;
-        if (change.kind === 'task') {
-          if (change.owner_id !== hook.user.id) continue;
-          type = `task.${change.action === 'participation' ? 'updated' : change.action}`;
-          const row = change.action === 'deleted' ? undefined : tasks.get(change.record_id);
-          // Deleted since (or now): the id is all there is to tell.
-          data = row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle);
-        } else {
-          const before = sawBefore(hook.user, change);
-          if (change.action === 'deleted') {
-            if (!before) continue;
-            type = 'session.deleted';
-            data = { id: change.record_id };
-          } else {
-            if (!before && (change.org_id === null || !hook.user.orgIds.includes(change.org_id))) continue;
-            // A participation change shows its occurrence; one removed since, as `{id}` (the session is still there).
-            const date = change.action === 'participation' ? (change.occurrence_date ?? undefined) : undefined;
-            let record = date === undefined ? undefined : await sessionAs(hook.user, change.record_id, date);
-            let shown: SessionRecord | { id: number } | undefined = record;
-            if (record === undefined) {
-              record = await sessionAs(hook.user, change.record_id);
-              shown = record === undefined || date === undefined ? record : { id: change.record_id };
-            }
-            const told = (session: SessionRecord | { id: number }): { id: number } | ParticipationData =>
-              change.action !== 'participation'
-                ? session
-                : {
-                    action: change.participation,
-                    occurrence_date: change.occurrence_date,
-                    user: actorShownTo(hook.user, change, record) ? (handles.get(change.actor_id) ?? null) : null,
-                    session,
-                  };
-            if (shown !== undefined) {
-              type = `session.${change.action}`;
-              const message = told(shown);
-              data = message;
-              shared = { shown, extra: 'action' in message ? `${message.action}:${message.occurrence_date}:${message.user}` : '' };
-            } else if (!existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) {
-              // Deleted since: the change itself, with the id only; its deletion follows.
-              type = `session.${change.action}`;
-              data = told({ id: change.record_id });
-            } else if (before) {
-              type = 'session.deleted';
-              data = { id: change.record_id };
-            } else continue;
-          }
-        }
-        if (!hook.events.has(type)) continue;
-        const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.participation}:${change.occurrence_date}:${change.changed_at}:${change.actor_id}`;
-        if (sent.has(key)) continue;
-        sent.add(key);
-        const payloadData = data;
-        const body = shared === undefined ? bodyOf(type, change.changed_at, payloadData) : bodyFor(type, change.changed_at, shared.shown, shared.extra, () => payloadData);
-        out.push({ webhookId: hook.id, type, occurredAt: change.changed_at, body });
-      }
-    }
-    return out;
-  }
-
   return {
     /** One bounded step; returns how many changes it passed (0: none new). */
     async step(): Promise<number> {
@@ -186,7 +86,7 @@ export function createFanout(storage: Storage, sessions: SessionsApi) {
       const last = changes.at(-1);
       if (last === undefined) return 0;
       // Computed before the transaction: reading records inside it would hold the lock (and on SQLite, the one connection).
-      const events = await deliveriesFor(changes);
+      const events = await deliveriesFor(storage, sessions, repo, changes);
       return storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'fanout');
         // Another instance passed these changes meanwhile: its deliveries stand, these are dropped.
@@ -197,4 +97,129 @@ export function createFanout(storage: Storage, sessions: SessionsApi) {
       });
     },
   };
+}
+
+/** A step's deliveries (see createFanout). */
+async function deliveriesFor(storage: Storage, sessions: SessionsApi, repo: Repository, changes: readonly PositionedChange[]): Promise<OutgoingEvent[]> {
+  const hooks = await subscribedHooks(storage, repo, changes);
+  if (hooks === undefined) return [];
+  const view = await stepView(storage, sessions, changes, hooks);
+  const bodyFor = sharedBodies();
+  let lastYield = performance.now();
+
+  const out: OutgoingEvent[] = [];
+  // A session moved between orgs is logged once per org: one event per webhook still.
+  const sent = new Set<string>();
+  for (const change of changes) {
+    for (const hook of hooks) {
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
+      const event = change.kind === 'task' ? taskEvent(view, change, hook) : await sessionEvent(view, change, hook);
+      if (event === undefined) continue;
+      const { type, data, shared } = event;
+      if (!hook.events.has(type)) continue;
+      const key = `${hook.id}:${change.kind}:${change.record_id}:${change.action}:${change.participation}:${change.occurrence_date}:${change.changed_at}:${change.actor_id}`;
+      if (sent.has(key)) continue;
+      sent.add(key);
+      const body = shared === undefined ? bodyOf(type, change.changed_at, data) : bodyFor(type, change.changed_at, shared.shown, shared.extra, () => data);
+      out.push({ webhookId: hook.id, type, occurredAt: change.changed_at, body });
+    }
+  }
+  return out;
+}
+
+/** The webhooks of users who may be told of these changes, with their owners; undefined when there are none. */
+async function subscribedHooks(storage: Storage, repo: Repository, changes: readonly PositionedChange[]): Promise<Hook[] | undefined> {
+  const db = storage.db;
+  const orgIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.org_id !== null ? [c.org_id] : [])))];
+  const taskOwners = [...new Set(changes.flatMap((c) => (c.kind === 'task' ? [c.owner_id] : [])))];
+  const userIds = await repo.subscribersAmong(db, { orgIds, userIds: taskOwners });
+  const rows = await repo.hooksOf(db, userIds);
+  if (rows.length === 0) return undefined;
+  const principals = await principalsOf(db, rows.map((r) => r.user_id));
+  return rows.flatMap((r) => {
+    const user = principals.get(r.user_id);
+    return user === undefined ? [] : [{ id: r.id, events: new Set(parseJson(r.events)), user }];
+  });
+}
+
+/** Reads the records the changes name, as the hooks' owners see them now. */
+async function stepView(storage: Storage, sessions: SessionsApi, changes: readonly PositionedChange[], hooks: readonly Hook[]): Promise<StepView> {
+  const db = storage.db;
+  const taskIds = [...new Set(changes.flatMap((c) => (c.kind === 'task' && c.action !== 'deleted' ? [c.record_id] : [])))];
+  const tasks = new Map<number, TaskRow>();
+  if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
+
+  const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
+  const existing = await sessions.existing(sessionIds);
+
+  const actorIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action === 'participation' ? [c.actor_id] : [])))];
+  const handles = new Map([...(await principalsOf(db, actorIds)).values()].map((u) => [u.id, u.handle]));
+
+  // The sessions as each subscriber sees them now, loaded once and rendered once per distinct view.
+  const users = [...new Map(hooks.map((h) => [h.user.id, h.user])).values()];
+  const views = sessionIds.length === 0 ? [] : await sessions.visibleRecordsForReaders(users, sessionIds);
+  const viewOf = new Map(users.map((u, i) => [u.id, views[i]]));
+  // An occurrence (a participation change's day), as each subscriber who may be told sees it: one batched read per step.
+  const days = dayRequests(changes, users);
+  const dayRecords = await sessions.recordsAsSeen(days);
+  const seen = new Map(days.map((r, i) => [`${r.reader.id}:${r.id}:${r.date}`, dayRecords[i]]));
+  const sessionAs = (user: AuthenticatedUser, id: number, date?: string): Promise<SessionRecord | undefined> =>
+    Promise.resolve(date === undefined ? viewOf.get(user.id)?.get(id) : seen.get(`${user.id}:${id}:${date}`));
+  return { tasks, existing, handles, sessionAs };
+}
+
+/** Bodies by the data object they show: subscribers who see the same record share one string (and one stored payload). */
+function sharedBodies() {
+  const bodies = new WeakMap<object, Map<string, string>>();
+  return (type: WebhookEvent, timestamp: string, shown: object, extra: string, data: () => EventData) => {
+    const mine = bodies.get(shown) ?? new Map<string, string>();
+    bodies.set(shown, mine);
+    const key = `${type}\u0000${timestamp}\u0000${extra}`;
+    let body = mine.get(key);
+    if (body === undefined) mine.set(key, (body = bodyOf(type, timestamp, data())));
+    return body;
+  };
+}
+
+/** A task's change, told to its owner only. */
+function taskEvent(view: StepView, change: PositionedChange, hook: Hook): HookEvent | undefined {
+  if (change.owner_id !== hook.user.id) return undefined;
+  const type: WebhookEvent = `task.${change.action === 'participation' ? 'updated' : change.action}`;
+  const row = change.action === 'deleted' ? undefined : view.tasks.get(change.record_id);
+  // Deleted since (or now): the id is all there is to tell.
+  return { type, data: row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle) };
+}
+
+/** A session's change, told to whoever may see it (or saw it before), as they see the session now. */
+async function sessionEvent(view: StepView, change: PositionedChange, hook: Hook): Promise<HookEvent | undefined> {
+  const before = sawBefore(hook.user, change);
+  if (change.action === 'deleted') return before ? { type: 'session.deleted', data: { id: change.record_id } } : undefined;
+  if (!before && (change.org_id === null || !hook.user.orgIds.includes(change.org_id))) return undefined;
+  // A participation change shows its occurrence; one removed since, as `{id}` (the session is still there).
+  const date = change.action === 'participation' ? (change.occurrence_date ?? undefined) : undefined;
+  let record = date === undefined ? undefined : await view.sessionAs(hook.user, change.record_id, date);
+  let shown: SessionRecord | { id: number } | undefined = record;
+  if (record === undefined) {
+    record = await view.sessionAs(hook.user, change.record_id);
+    shown = record === undefined || date === undefined ? record : { id: change.record_id };
+  }
+  const told = (session: SessionRecord | { id: number }): { id: number } | ParticipationData =>
+    change.action !== 'participation'
+      ? session
+      : {
+          action: change.participation,
+          occurrence_date: change.occurrence_date,
+          user: actorShownTo(hook.user, change, record) ? (view.handles.get(change.actor_id) ?? null) : null,
+          session,
+        };
+  if (shown !== undefined) {
+    const message = told(shown);
+    return { type: `session.${change.action}`, data: message, shared: { shown, extra: 'action' in message ? `${message.action}:${message.occurrence_date}:${message.user}` : '' } };
+  }
+  // Deleted since: the change itself, with the id only; its deletion follows.
+  if (!view.existing.has(change.record_id) && (before || change.owner_id === hook.user.id)) return { type: `session.${change.action}`, data: told({ id: change.record_id }) };
+  return before ? { type: 'session.deleted', data: { id: change.record_id } } : undefined;
 }
