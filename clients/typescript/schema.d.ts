@@ -1555,6 +1555,7 @@ export interface components {
          *           "ends_at": "2026-12-01T08:50:00.000Z",
          *           "rrule": null,
          *           "participants_count": 1,
+         *           "phase": "upcoming",
          *           "occurrence_date": "2026-12-01"
          *         }
          *       ],
@@ -1619,6 +1620,11 @@ export interface components {
             starts_at: string;
             /** Format: date-time */
             ends_at: string;
+            /**
+             * @description By the server’s clock when answered: `upcoming` before `starts_at`, `running` until `ends_at`, `ended` after. Not stored: `status` is what people set.
+             * @enum {string}
+             */
+            readonly phase: "upcoming" | "running" | "ended";
         };
         /** @description The occurrences in the range, in order (no paging: the range is bounded). */
         OccurrenceList: {
@@ -1759,7 +1765,8 @@ export interface components {
          *       "starts_at": "2026-12-01T08:00:00.000Z",
          *       "ends_at": "2026-12-01T08:50:00.000Z",
          *       "rrule": null,
-         *       "participants_count": 1
+         *       "participants_count": 1,
+         *       "phase": "upcoming"
          *     }
          */
         Session: {
@@ -1783,6 +1790,11 @@ export interface components {
              * @enum {string}
              */
             status: "waiting" | "in_progress" | "completed";
+            /**
+             * @description By the server’s clock when answered: `upcoming` before `starts_at`, `running` until `ends_at`, `ended` after; a series as a whole: its next occurrence’s (`ended` when none is left). Not stored: `status` is what people set.
+             * @enum {string}
+             */
+            readonly phase: "upcoming" | "running" | "ended";
             website_blocker_enabled: boolean;
             website_blocker: components["schemas"]["WebsiteBlocker"] | null;
             snooze_enabled: boolean;
@@ -1830,7 +1842,7 @@ export interface components {
             readonly participation?: components["schemas"]["Participation"];
         };
         /**
-         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
+         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
          * @example {
          *       "org_id": 1,
          *       "name": "Deep work: quarterly report",
@@ -1969,7 +1981,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
+         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
          * @example {
          *       "name": "Deep work: quarterly report (final pass)",
          *       "duration": 90
@@ -2164,7 +2176,7 @@ export interface components {
             readonly updated_at: string;
         };
         /**
-         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
+         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
          * @example {
          *       "context": "Outline the quarterly report",
          *       "session_id": 1
@@ -2192,7 +2204,7 @@ export interface components {
             data: components["schemas"]["Task"];
         };
         /**
-         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
+         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
          * @example {
          *       "session_id": 1,
          *       "tasks": [
@@ -2221,7 +2233,7 @@ export interface components {
             tasks: components["schemas"]["TaskImportItem"][];
         };
         /**
-         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`.
+         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
          * @example {
          *       "context": "Fix the login redirect loop",
          *       "source": "linear",
@@ -2256,7 +2268,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `source`, `source_id`, `session_id`.
+         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `source`, `source_id`, `session_id`.
          * @example {
          *       "is_completed": true
          *     }
@@ -2521,7 +2533,8 @@ export interface components {
          *         "starts_at": "2026-12-01T08:00:00.000Z",
          *         "ends_at": "2026-12-01T08:50:00.000Z",
          *         "rrule": null,
-         *         "participants_count": 1
+         *         "participants_count": 1,
+         *         "phase": "upcoming"
          *       }
          *     }
          */
@@ -2578,7 +2591,8 @@ export interface components {
          *           "starts_at": "2026-12-01T08:00:00.000Z",
          *           "ends_at": "2026-12-01T08:50:00.000Z",
          *           "rrule": null,
-         *           "participants_count": 2
+         *           "participants_count": 2,
+         *           "phase": "upcoming"
          *         }
          *       }
          *     }
@@ -2650,7 +2664,8 @@ export interface components {
          *         "starts_at": "2026-12-01T08:00:00.000Z",
          *         "ends_at": "2026-12-01T08:50:00.000Z",
          *         "rrule": null,
-         *         "participants_count": 1
+         *         "participants_count": 1,
+         *         "phase": "upcoming"
          *       }
          *     }
          */
@@ -2934,7 +2949,7 @@ export interface operations {
                  * @description The last part of a problem’s `type`.
                  * @example validation-failed
                  */
-                slug: "bad-request" | "unauthorized" | "forbidden" | "insufficient-scope" | "cross-origin" | "not-found" | "method-not-allowed" | "request-timeout" | "conflict" | "idempotency-key-in-flight" | "sync-expired" | "precondition-failed" | "payload-too-large" | "unsupported-media-type" | "validation-failed" | "idempotency-key-reused" | "rate-limited" | "too-many-streams" | "headers-too-large" | "client-error" | "internal" | "unavailable";
+                slug: "bad-request" | "unauthorized" | "forbidden" | "insufficient-scope" | "cross-origin" | "not-found" | "method-not-allowed" | "request-timeout" | "conflict" | "not-started" | "idempotency-key-in-flight" | "sync-expired" | "precondition-failed" | "payload-too-large" | "unsupported-media-type" | "validation-failed" | "idempotency-key-reused" | "rate-limited" | "too-many-streams" | "headers-too-large" | "client-error" | "internal" | "unavailable";
             };
             cookie?: never;
         };
@@ -3844,7 +3859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4116,7 +4131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4275,7 +4290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4513,7 +4528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4639,7 +4654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4765,7 +4780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4970,7 +4985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5102,7 +5117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5772,7 +5787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6477,7 +6492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6806,7 +6821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7013,7 +7028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7557,7 +7572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7711,7 +7726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7935,7 +7950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8395,7 +8410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8517,7 +8532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
+            /** @description State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

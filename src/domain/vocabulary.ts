@@ -11,6 +11,9 @@ export type SessionType = (typeof SESSION_TYPES)[number];
 /** In the order a session moves through them (it only moves forward). */
 export const STATUSES = ['waiting', 'in_progress', 'completed'] as const;
 export type Status = (typeof STATUSES)[number];
+/** Where an occurrence is in time by the server's clock (read-only; `status` is what people set). */
+export const PHASES = ['upcoming', 'running', 'ended'] as const;
+export type Phase = (typeof PHASES)[number];
 
 export const OCCURRENCES = ['daily', 'weekly', 'monthly'] as const;
 export type Occurrence = (typeof OCCURRENCES)[number];

@@ -56,6 +56,10 @@ export const methodNotAllowed = (allow: string[]) =>
 
 export const conflict = (detail: string) => new ApiError(409, 'conflict', 'Conflict', detail);
 
+/** Completing an occurrence before its start. */
+export const notStarted = (startsAt: string) =>
+  new ApiError(409, 'not-started', 'Not started', `This occurrence starts at ${startsAt}; it can be completed once it has started.`);
+
 export const preconditionFailed = () =>
   new ApiError(
     412,

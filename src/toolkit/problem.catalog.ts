@@ -68,6 +68,12 @@ export const PROBLEMS = {
     when: 'The change conflicts with the record’s state, for example moving a session’s status backwards.',
     todo: 'Read the record again and send a change that fits its current state.',
   },
+  'not-started': {
+    status: 409,
+    title: 'Not started',
+    when: 'A `complete` of an occurrence (or a one-off session) whose `starts_at` is still in the future.',
+    todo: 'Complete it once it has started (any time after, also after it ended).',
+  },
   'idempotency-key-in-flight': {
     status: 409,
     title: 'Conflict',

@@ -45,7 +45,7 @@ export const problems = {
   401: describe('Missing, invalid, expired or revoked token.'),
   403: describe('Visible, but not yours to change.'),
   404: describe('Absent, or not visible to you.'),
-  409: describe('State conflict, or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After).'),
+  409: describe('State conflict, `not-started` (completing an occurrence before it starts), or a request with this Idempotency-Key still running (`idempotency-key-in-flight`, with Retry-After).'),
   412: describe('`precondition-failed`: If-Match names no current ETag of the record; nothing was changed.'),
   410: describe('`sync-expired`: the change-feed cursor is older than the change log keeps; start a full sync again.'),
   413: describe(`Body over ${BODY_LIMIT_LABEL}.`),

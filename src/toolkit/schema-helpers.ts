@@ -93,7 +93,7 @@ export const Limit = (max: number, fallback: number) =>
  * ignored, never a 422 (section 6), so a record read back can be sent again.
  */
 export const READ_ONLY_FIELDS = [
-  'id', 'created_by', 'owner', 'created_at', 'updated_at', 'starts_at', 'ends_at', 'occurrence_date', 'participation', 'participants_count', 'rrule',
+  'id', 'created_by', 'owner', 'created_at', 'updated_at', 'starts_at', 'ends_at', 'occurrence_date', 'participation', 'participants_count', 'rrule', 'phase',
 ] as const;
 
 /**

@@ -52,7 +52,7 @@ describeEachDialect('concurrent writes to one record (real server processes)', (
   async function createSessions(n: number): Promise<number[]> {
     const created = await inParallel(range(n), WIDTH, (i) =>
       call(i, 'POST', '/api/v1/sessions', alice, {
-        org_id: 1, name: `Race ${i}`, type: 'standard', duration: 30, schedule: '2027-03-10', time: '9:00 AM', is_public: true,
+        org_id: 1, name: `Race ${i}`, type: 'standard', duration: 30, schedule: '2026-03-10', time: '9:00 AM', is_public: true,
       }),
     );
     for (const r of created) expect(r.status, JSON.stringify(r.body)).toBe(201);

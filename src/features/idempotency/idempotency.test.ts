@@ -5,7 +5,7 @@ import { parseIdempotencyKey, requestFingerprint } from './idempotency.key.js';
 import { CLAIM_LEASE_MS } from './idempotency.plugin.js';
 import { createIdempotencyRepository } from './idempotency.repository.js';
 
-const sessionBody = { org_id: 1, name: 'Deep work', type: 'standard', duration: 50, schedule: '2026-12-01', time: '9:00 AM', is_public: true };
+const sessionBody = { org_id: 1, name: 'Deep work', type: 'standard', duration: 50, schedule: '2026-03-10', time: '9:00 AM', is_public: true };
 let keys = 0;
 const newKey = () => `key-${Date.now()}-${keys++}`;
 

@@ -7,6 +7,7 @@ import {
 import type {
   MonthOption,
   Occurrence,
+  Phase,
   SessionType,
   Status,
   WebsiteBlocker,
@@ -223,6 +224,8 @@ export function patternOf(m: RecurrenceFields, exceptions?: ReadonlySet<string>)
 export interface RecordExtras {
   collaborators: string[];
   participantsCount: number;
+  /** Where the item is in time now (computed at render: it is not stored). */
+  phase: Phase;
   /** A dated item: the occurrence it shows, with that occurrence's status. */
   occurrence?: { date: string; starts_at: string; ends_at: string; status: Status };
   /** Leave the EXDATE lines out of rrule (an occurrence in a listing). */
@@ -280,6 +283,7 @@ export function toSession(row: SessionRow & { creator_handle: string }, x: Recor
     ends_at: x.occurrence?.ends_at ?? row.ends_at,
     rrule: rrule === null ? null : x.ruleOnly === true ? ruleOnly(rrule) : rrule,
     participants_count: x.participantsCount,
+    phase: x.phase,
     ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
     ...(x.participation === undefined ? {} : { participation: x.participation }),
   };

@@ -1,3 +1,4 @@
+import type { Phase } from '../../domain/vocabulary.js';
 import type { Flag } from '../../storage/columns.js';
 import type { OccurrenceRow, SessionRow } from '../../storage/tables.js';
 import { notFound } from '../../toolkit/errors.js';
@@ -41,6 +42,23 @@ export function seriesPattern(row: RecurrenceRow, exceptions?: ReadonlySet<strin
 
 export function occurrenceView(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone'>, date: string): OccurrenceView {
   return { date, ...occurrenceInstants(date, row.time_minutes, row.duration, row.timezone) };
+}
+
+/** Where an occurrence (or a one-off session) is in time at `now`. */
+export function phaseAt(o: { starts_at: string; ends_at: string }, now: Date): Phase {
+  const at = now.toISOString();
+  return at < o.starts_at ? 'upcoming' : at < o.ends_at ? 'running' : 'ended';
+}
+
+/**
+ * A series shown as a whole: the phase of `next`, its first occurrence on or after its
+ * today (null: none is left). When that one is already over today, a later one follows
+ * unless it was the last day of the series.
+ */
+export function seriesPhase(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone' | 'recurring_ends'>, next: string | null, now: Date): Phase {
+  if (next === null) return 'ended';
+  const phase = phaseAt(occurrenceView(row, next), now);
+  return phase !== 'ended' || (row.recurring_ends !== null && compareDates(next, row.recurring_ends) >= 0) ? phase : 'upcoming';
 }
 
 /** The next occurrence on or after today in the session's time zone, or null once the series has ended. */

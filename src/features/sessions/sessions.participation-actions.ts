@@ -1,9 +1,9 @@
 import type { ParticipationAction, Status } from '../../domain/vocabulary.js';
-import { conflict, notFound } from '../../toolkit/errors.js';
+import { conflict, notFound, notStarted } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { logSessionChange } from './sessions.changes.js';
 import type { SessionsContext } from './sessions.context.js';
-import { ONE_OFF, resolveOccurrence } from './sessions.occurrences.js';
+import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrences.js';
 import { loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { Participation } from './sessions.schema.js';
 
@@ -40,8 +40,10 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
         if (existing !== undefined) await logged();
         await ctx.participants.leave(trx, key);
         break;
-      case 'complete':
+      case 'complete': {
         if (!isHost && existing === undefined) throw conflict('Join the session before completing it.');
+        const startsAt = occurrenceDate === ONE_OFF ? row.starts_at : occurrenceView(row, occurrenceDate).starts_at;
+        if (now < startsAt) throw notStarted(startsAt);
         if (existing?.completed_at == null) await logged();
         await ctx.participants.complete(trx, { ...key, now });
         if (isHost && occurrenceDate === ONE_OFF && row.status !== 'completed') {
@@ -51,6 +53,7 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
           await ctx.index.complete(trx, { sessionId: id, date: occurrenceDate });
         }
         break;
+      }
       default: {
         const unreachable: never = action;
         throw new Error(`unknown action ${String(unreachable)}`);

@@ -145,8 +145,9 @@ describeEachDialect('session participation over HTTP', (dialect) => {
   it('applies to one occurrence of a series; the next one starts fresh', async () => {
     const today = utcToday();
     const s = await createSession(t.alice, { is_public: true, name: 'series-p', schedule: addDays(today, -2), is_recurring: 1, occurrence: 'daily' });
-    const d1 = addDays(today, 1);
-    const d2 = addDays(today, 2);
+    // d1 is over (it can still be joined and completed), d2 has not started.
+    const d1 = addDays(today, -1);
+    const d2 = addDays(today, 1);
     const joined = await t.bob.post(`/api/v1/sessions/${s.id}/join?date=${d1}`);
     expect(joined.status, joined.text).toBe(200);
     expect(joined.body.data).toMatchObject({ occurrence_date: d1, participation: { joined: true, role: 'participant' } });
@@ -172,9 +173,9 @@ describeEachDialect('session participation over HTTP', (dialect) => {
     expect((await t.bob.post(`/api/v1/sessions/${s.id}/join?date=${addDays(today, -3)}`)).status).toBe(404);
 
     // Listing occurrences: each carries its own count.
-    const listed = (await t.bob.get(`/api/v1/sessions?keyword=series-p&day_start=${today}&day_ends=${d2}`)).body.data;
+    const listed = (await t.bob.get(`/api/v1/sessions?keyword=series-p&day_start=${d1}&day_ends=${d2}`)).body.data;
     expect(listed.map((x: { occurrence_date: string; participants_count: number }) => [x.occurrence_date, x.participants_count])).toEqual([
-      [today, 2], [d1, 2], [d2, 2],
+      [d1, 2], [today, 2], [d2, 2],
     ]);
   });
 

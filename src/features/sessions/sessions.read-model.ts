@@ -1,3 +1,4 @@
+import type { Phase } from '../../domain/vocabulary.js';
 import type { Db } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
@@ -6,7 +7,7 @@ import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
-import { ONE_OFF, nextOccurrence, occurrenceView, utcToday } from './sessions.occurrences.js';
+import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
@@ -29,6 +30,10 @@ export interface ReadSet {
   participation?: ReadonlyMap<string, { joined_at: string; completed_at: string | null }>;
   /** The rrule of series stored before rrule was kept, derived (rruleOf), by id: the rows stay as read. */
   rrules: ReadonlyMap<number, string | null>;
+  /** The clock the records' `phase` is told by. */
+  now: Date;
+  /** A whole series' phase, when an indexed occurrence is not over yet (by id). */
+  seriesPhases: ReadonlyMap<number, Phase>;
 }
 
 export interface LoadQuery {
@@ -63,6 +68,13 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     const today = todayIn(row.timezone, now);
     indexedNext.set(id, next.get(id)?.find((d) => d >= today));
   }
+  // A whole series takes the phase of its first indexed occurrence not over yet (yesterday's may still run).
+  const seriesPhases = new Map<number, Phase>();
+  for (const id of wholeSeries) {
+    const row = rows.get(id) as SessionWithCreator;
+    const live = next.get(id)?.map((d) => occurrenceView(row, d)).find((o) => o.ends_at > now.toISOString());
+    if (live !== undefined) seriesPhases.set(id, phaseAt(live, now));
+  }
   // Only a series the index does not reach far enough (or stored before rrule was kept) is
   // expanded here, and only such series need their removed occurrences read.
   const stale = [...rows.values()].filter(
@@ -85,7 +97,7 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
   ]);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
-  return { rows, collaborators, counted, counts, rrules, ...(participation === undefined ? {} : { participation }) };
+  return { rows, collaborators, counted, counts, rrules, now, seriesPhases, ...(participation === undefined ? {} : { participation }) };
 }
 
 /** The caller's participation in the counted occurrence; the creator is the host and always counts as joined. */
@@ -114,11 +126,18 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
     // The host always counts as joined.
     const participantsCount = 1 + (key === undefined ? 0 : (set.counts.get(key) ?? 0));
     const { occurrence } = item;
+    const phase =
+      occurrence !== undefined
+        ? phaseAt(occurrence, set.now)
+        : row.is_recurring === 1
+          ? (set.seriesPhases.get(item.id) ?? seriesPhase(row, counted, set.now))
+          : phaseAt(row, set.now);
     out.push(
       toSession(row, {
         collaborators,
         ruleOnly: opts.listing === true && occurrence !== undefined,
         participantsCount,
+        phase,
         rrule: set.rrules.get(item.id),
         ...(occurrence === undefined
           ? {}

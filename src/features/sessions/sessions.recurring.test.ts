@@ -65,9 +65,9 @@ describeEachDialect('recurring sessions over HTTP', (dialect) => {
     const occ = await t.alice.get(`/api/v1/sessions/${daily.id}/occurrences?from=2026-03-01&to=2026-03-31`);
     expect(occ.status, occ.text).toBe(200);
     expect(occ.body.data).toEqual([
-      { occurrence_date: '2026-03-07', starts_at: '2026-03-07T14:00:00.000Z', ends_at: '2026-03-07T15:00:00.000Z' },
-      { occurrence_date: '2026-03-08', starts_at: '2026-03-08T13:00:00.000Z', ends_at: '2026-03-08T14:00:00.000Z' },
-      { occurrence_date: '2026-03-09', starts_at: '2026-03-09T13:00:00.000Z', ends_at: '2026-03-09T14:00:00.000Z' },
+      { occurrence_date: '2026-03-07', starts_at: '2026-03-07T14:00:00.000Z', ends_at: '2026-03-07T15:00:00.000Z', phase: 'ended' },
+      { occurrence_date: '2026-03-08', starts_at: '2026-03-08T13:00:00.000Z', ends_at: '2026-03-08T14:00:00.000Z', phase: 'ended' },
+      { occurrence_date: '2026-03-09', starts_at: '2026-03-09T13:00:00.000Z', ends_at: '2026-03-09T14:00:00.000Z', phase: 'ended' },
     ]);
     const monthly = await createSession(t.alice, {
       name: 'month-end', schedule: '2026-01-31', is_recurring: 1, occurrence: 'monthly', recurring_month_option: 'exact', fallback_option: 1,
@@ -126,7 +126,7 @@ describeEachDialect('recurring sessions over HTTP', (dialect) => {
     expect((await t.carol.get(`/api/v1/sessions/${s.id}/occurrences?from=2026-03-10&to=2026-03-11`)).status).toBe(404);
     const oneOff = await createSession(t.alice, { name: 'occ-one-off', schedule: '2026-03-10' });
     expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}/occurrences?from=2026-03-01&to=2026-03-31`)).body.data).toEqual([
-      { occurrence_date: '2026-03-10', starts_at: '2026-03-10T09:00:00.000Z', ends_at: '2026-03-10T10:00:00.000Z' },
+      { occurrence_date: '2026-03-10', starts_at: '2026-03-10T09:00:00.000Z', ends_at: '2026-03-10T10:00:00.000Z', phase: 'ended' },
     ]);
     expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}/occurrences?from=2026-03-11&to=2026-03-31`)).body.data).toEqual([]);
   });
@@ -136,7 +136,7 @@ describeEachDialect('recurring sessions over HTTP', (dialect) => {
     const listed = (await t.alice.get('/api/v1/sessions?keyword=one-off-dated&date=2026-03-12')).body.data;
     const read = await t.alice.get(`/api/v1/sessions/${oneOff.id}?date=2026-03-12`);
     expect(read.status).toBe(200);
-    expect(read.body.data).toMatchObject({ occurrence_date: '2026-03-12', starts_at: '2026-03-12T09:00:00.000Z', ends_at: '2026-03-12T10:00:00.000Z' });
+    expect(read.body.data).toMatchObject({ occurrence_date: '2026-03-12', starts_at: '2026-03-12T09:00:00.000Z', ends_at: '2026-03-12T10:00:00.000Z', phase: 'ended' });
     expect(listed).toEqual([{ ...read.body.data, participation: listed[0].participation }]);
     expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}`)).body.data).not.toHaveProperty('occurrence_date');
     expect((await t.alice.get(`/api/v1/sessions/${oneOff.id}?date=2026-03-13`)).status).toBe(404);

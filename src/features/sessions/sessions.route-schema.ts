@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { SESSION_TYPES, STATUSES } from '../../domain/vocabulary.js';
 import { Named } from '../../toolkit/openapi.js';
 import { Cursor, Envelope, Instant, IntegerEnum, Limit, OrNull, Page, PositiveId, StringEnum } from '../../toolkit/schema-helpers.js';
-import { Participation, SessionDate, SessionSchema } from './sessions.schema.js';
+import { Participation, PhaseField, SessionDate, SessionSchema } from './sessions.schema.js';
 
 /* The query strings and response envelopes of the sessions routes (the record itself: sessions.schema.ts). */
 
@@ -60,7 +60,7 @@ export const SessionList = Page('SessionList', SessionSchema, 'A page of session
 const Occurrence = Named(
   'Occurrence',
   Type.Object(
-    { occurrence_date: Type.String({ format: 'date' }), starts_at: Instant(), ends_at: Instant() },
+    { occurrence_date: Type.String({ format: 'date' }), starts_at: Instant(), ends_at: Instant(), phase: PhaseField() },
     { additionalProperties: false, description: 'One occurrence of a session: its local date and instants.' },
   ),
 );

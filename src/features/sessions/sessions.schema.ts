@@ -3,6 +3,7 @@ import {
   BLOCKER_MODES,
   MONTH_OPTIONS,
   OCCURRENCES,
+  PHASES,
   SESSION_TYPES,
   STATUSES,
   WEEK_POSITIONS,
@@ -199,6 +200,13 @@ const WebsiteBlockerRecord = Named(
 
 const STARTS = '2026-12-01T08:00:00.000Z';
 
+/** Read-only `phase` of a record or an occurrence (contract section 10); `more` adds to its description. */
+export const PhaseField = (more?: string) =>
+  StringEnum(PHASES, {
+    readOnly: true,
+    description: `By the server’s clock when answered: \`upcoming\` before \`starts_at\`, \`running\` until \`ends_at\`, \`ended\` after${more === undefined ? '' : `; ${more}`}. Not stored: \`status\` is what people set.`,
+  });
+
 export const SessionSchema = Named(
   'Session',
   Type.Object(
@@ -214,6 +222,7 @@ export const SessionSchema = Named(
       is_public: Type.Boolean(),
       collaborator: Type.Array(Type.String()),
       status: StringEnum(STATUSES, { description: 'For an occurrence of a series: `completed` once its host completed it.' }),
+      phase: PhaseField('a series as a whole: its next occurrence’s (`ended` when none is left)'),
       website_blocker_enabled: Type.Boolean(),
       website_blocker: Nullable(WebsiteBlockerRecord),
       snooze_enabled: Type.Boolean(),
@@ -256,6 +265,7 @@ export const SessionSchema = Named(
           ends_at: '2026-12-01T08:50:00.000Z',
           rrule: null,
           participants_count: 1,
+          phase: 'upcoming',
         },
       ],
     },

@@ -12,7 +12,7 @@ import { type SessionsContext, createSessionsContext } from './sessions.context.
 import { indexStep, reindexSession } from './sessions.indexer.js';
 import { checkRange, listSessions } from './sessions.listing.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
-import { ONE_OFF, daysIn, occurrenceView, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { ONE_OFF, daysIn, occurrenceView, phaseAt, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { participate } from './sessions.participation-actions.js';
 import { type ItemKey, loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
@@ -216,10 +216,11 @@ async function listOccurrences(ctx: SessionsContext, user: AuthenticatedUser, id
   const row = await ctx.sessions.findVisible(db, { user, id });
   if (row === undefined) throw notFound('session');
   const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
+  const now = new Date();
   return {
     data: daysIn(row, exceptions, from, to).map((date) => {
       const { starts_at, ends_at } = occurrenceView(row, date);
-      return { occurrence_date: date, starts_at, ends_at };
+      return { occurrence_date: date, starts_at, ends_at, phase: phaseAt({ starts_at, ends_at }, now) };
     }),
   };
 }

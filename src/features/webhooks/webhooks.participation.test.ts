@@ -19,8 +19,8 @@ type Participation = {
   session: { id: number; occurrence_date?: string; starts_at?: string; participants_count?: number; participation?: { joined: boolean } };
 };
 
-const SERIES = { org_id: 1, name: 'Daily standup', type: 'standard', duration: 30, schedule: '2030-03-01', time: '9:00 AM', timezone: 'Europe/Berlin', is_public: true, is_recurring: 1, occurrence: 'daily', recurring_ends: '2030-03-10' };
-const ONE_OFF = { org_id: 1, name: 'Deep work', type: 'standard', duration: 60, schedule: '2030-03-05', time: '2:00 PM', is_public: true };
+const SERIES = { org_id: 1, name: 'Daily standup', type: 'standard', duration: 30, schedule: '2026-03-01', time: '9:00 AM', timezone: 'Europe/Berlin', is_public: true, is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-03-10' };
+const ONE_OFF = { org_id: 1, name: 'Deep work', type: 'standard', duration: 60, schedule: '2026-03-05', time: '2:00 PM', is_public: true };
 
 describeEachDialect('webhooks: session.participation', (dialect) => {
   let t: JobsApp;
@@ -80,34 +80,34 @@ describeEachDialect('webhooks: session.participation', (dialect) => {
 
   it('tells join, complete and leave of a series occurrence, with that occurrence, and bob only to host, collaborator and himself', async () => {
     const series = (await users.alice.post('/api/v1/sessions', { ...SERIES, collaborator: ['dave'] })).body.data;
-    const [, second, third] = (await users.alice.get(`/api/v1/sessions/${series.id}/occurrences?from=2030-03-01&to=2030-03-03`)).body.data as { occurrence_date: string; starts_at: string }[];
+    const [, second, third] = (await users.alice.get(`/api/v1/sessions/${series.id}/occurrences?from=2026-03-01&to=2026-03-03`)).body.data as { occurrence_date: string; starts_at: string }[];
 
-    const joined = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/join?date=2030-03-02`));
+    const joined = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/join?date=2026-03-02`));
     expect(userSeen(joined)).toEqual(BOB_TOLD);
     for (const [handle, got] of Object.entries(joined)) {
-      expect(got.data).toMatchObject({ action: 'join', occurrence_date: '2030-03-02' });
+      expect(got.data).toMatchObject({ action: 'join', occurrence_date: '2026-03-02' });
       // The session as this user sees that day: its instants and count, and the user's own participation.
-      expect(got.data.session).toMatchObject({ id: series.id, occurrence_date: '2030-03-02', starts_at: second?.starts_at, participants_count: 2 });
+      expect(got.data.session).toMatchObject({ id: series.id, occurrence_date: '2026-03-02', starts_at: second?.starts_at, participants_count: 2 });
       expect(got.data.session.participation?.joined).toBe(handle === 'bob' || handle === 'alice');
     }
 
-    const completed = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/complete?date=2030-03-02`));
+    const completed = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/complete?date=2026-03-02`));
     expect(userSeen(completed)).toEqual(BOB_TOLD);
     for (const got of Object.values(completed)) {
-      expect(got.data).toMatchObject({ action: 'complete', occurrence_date: '2030-03-02', session: { id: series.id, occurrence_date: '2030-03-02', starts_at: second?.starts_at } });
+      expect(got.data).toMatchObject({ action: 'complete', occurrence_date: '2026-03-02', session: { id: series.id, occurrence_date: '2026-03-02', starts_at: second?.starts_at } });
     }
 
-    await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/join?date=2030-03-03`));
-    const left = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/leave?date=2030-03-03`));
+    await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/join?date=2026-03-03`));
+    const left = await deliveriesOf(() => users.bob.post(`/api/v1/sessions/${series.id}/leave?date=2026-03-03`));
     expect(userSeen(left)).toEqual(BOB_TOLD);
     for (const got of Object.values(left)) {
-      expect(got.data).toMatchObject({ action: 'leave', occurrence_date: '2030-03-03', session: { id: series.id, occurrence_date: '2030-03-03', starts_at: third?.starts_at, participants_count: 1 } });
+      expect(got.data).toMatchObject({ action: 'leave', occurrence_date: '2026-03-03', session: { id: series.id, occurrence_date: '2026-03-03', starts_at: third?.starts_at, participants_count: 1 } });
     }
 
     // The host acting: every member who may know it is told.
-    const hosted = await deliveriesOf(() => users.alice.post(`/api/v1/sessions/${series.id}/complete?date=2030-03-03`));
+    const hosted = await deliveriesOf(() => users.alice.post(`/api/v1/sessions/${series.id}/complete?date=2026-03-03`));
     expect(userSeen(hosted)).toEqual({ alice: 'alice', bob: null, carol: null, dave: 'alice' });
-    expect(hosted.carol?.data).toMatchObject({ action: 'complete', occurrence_date: '2030-03-03', session: { occurrence_date: '2030-03-03', status: 'completed' } });
+    expect(hosted.carol?.data).toMatchObject({ action: 'complete', occurrence_date: '2026-03-03', session: { occurrence_date: '2026-03-03', status: 'completed' } });
   });
 
   it('tells join, leave and complete of a one-off session with no occurrence date, and the session as GET shows it', async () => {
