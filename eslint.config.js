@@ -61,7 +61,6 @@ export default tseslint.config(
     // Still over the limits while their splits land (issue 35): delete each entry as its file comes under them.
     files: [
       'src/features/webhooks/webhooks.routes.ts', // the routes plugin
-      'src/features/webhooks/webhooks.service.ts', // createWebhooksService
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
