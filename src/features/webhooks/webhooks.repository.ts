@@ -7,6 +7,11 @@ export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
 /** Webhooks, their deliveries and the jobs' state. Built once per storage. */
 export function createWebhooksRepository(storage: Storage) {
+  return { ...webhookStatements(storage), ...removalAndDeliveryStatements(storage), ...subscriberStatements(), ...stateStatements(storage) };
+}
+
+/** A user's webhook rows, and the delivery a test just queued. */
+function webhookStatements(storage: Storage) {
   return {
     async countOf(db: Db, userId: number): Promise<number> {
       const row = await db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('user_id', '=', userId).executeTakeFirst();
@@ -55,7 +60,12 @@ export function createWebhooksRepository(storage: Storage) {
       if (q.afterId !== undefined) query = query.where('id', '>', q.afterId);
       return query.orderBy('id').limit(q.limit).execute();
     },
+  };
+}
 
+/** Removing a webhook with what it queued, and listing its deliveries. */
+function removalAndDeliveryStatements(storage: Storage) {
+  return {
     async remove(db: Db, q: { userId: number; id: number }): Promise<boolean> {
       // The outbox goes with it: nothing is sent to a webhook that no longer exists.
       await db.deleteFrom('webhook_triggers').where('webhook_id', 'in', db.selectFrom('webhooks').select('id').where('id', '=', q.id).where('user_id', '=', q.userId)).execute();
@@ -83,7 +93,12 @@ export function createWebhooksRepository(storage: Storage) {
       if (q.beforeId !== undefined) query = query.where('d.id', '<', q.beforeId);
       return query.orderBy('d.id', 'desc').limit(q.limit).execute();
     },
+  };
+}
 
+/** Who the fan-out sends an event to. */
+function subscriberStatements() {
+  return {
     /** Every webhook of these users, with the user's handle and time zone; a disabled user's none. */
     hooksOf(db: Db, userIds: readonly number[]) {
       if (userIds.length === 0) return Promise.resolve([]);
@@ -122,7 +137,12 @@ export function createWebhooksRepository(storage: Storage) {
       for (const r of rows) byUser.get(r.user_id)?.push(r.org_id);
       return byUser;
     },
+  };
+}
 
+/** The jobs' state rows, trigger marks and the purge of old deliveries. */
+function stateStatements(storage: Storage) {
+  return {
     /** The state row `name`, locked until the transaction ends. */
     lockState(db: Db, name: 'fanout' | 'clock') {
       return storage.forUpdate(db.selectFrom('webhook_state').selectAll().where('name', '=', name)).executeTakeFirst();

@@ -23,7 +23,15 @@ import type { WebhooksService } from './webhooks.service.js';
 const tags = ['webhooks'];
 const common = [401, 429, 503] as const;
 
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
 export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksService }> = async (app, { webhooks }) => {
+  webhookRoutes(app, webhooks);
+  webhookActionRoutes(app, webhooks);
+};
+
+/** Registering, listing, reading and changing a webhook. */
+function webhookRoutes(app: App, webhooks: WebhooksService): void {
   app.post(
     '/webhooks',
     {
@@ -95,7 +103,10 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     async (request) => ({ data: await webhooks.update(request.user, request.params.id, request.body, (work) => outsideGate(request, work)) }),
   );
+}
 
+/** Rotating its secret, testing, deleting it and listing its deliveries. */
+function webhookActionRoutes(app: App, webhooks: WebhooksService): void {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -163,4 +174,4 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhooksServi
     },
     (request) => webhooks.deliveries(request.user, request.params.id, request.query),
   );
-};
+}

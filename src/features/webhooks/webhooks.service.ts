@@ -8,9 +8,9 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
 import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
-import { createOutbox } from './webhooks.outbox.js';
+import { type Outbox, createOutbox } from './webhooks.outbox.js';
 import { eventOf } from './webhooks.payload.js';
-import { createWebhooksRepository } from './webhooks.repository.js';
+import { type WebhooksRepository, createWebhooksRepository } from './webhooks.repository.js';
 import {
   type CreateWebhookBody,
   type CreatedWebhook,
@@ -40,7 +40,12 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export function createWebhooksService(storage: Storage, settings: WebhookSettings) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
+  const checks = checksOf(storage, settings, repo);
+  return { ...registration(storage, repo, checks), ...upkeep(storage, repo, outbox, checks) };
+}
 
+/** The checks the operations share: the URL's, the cap and the owner's. */
+function checksOf(storage: Storage, settings: WebhookSettings, repo: WebhooksRepository) {
   /** The URL checks of registration: its syntax, then (outside the request gate) where its host resolves. */
   async function checkUrl(url: string, aside: StepAside): Promise<void> {
     const malformed = refuseUrlSyntax(url);
@@ -66,6 +71,13 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
     return row;
   }
 
+  return { checkUrl, lockOwn, underCap, own };
+}
+
+type Checks = ReturnType<typeof checksOf>;
+
+/** Registering, listing, reading and changing webhooks. */
+function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lockOwn, underCap, own }: Checks) {
   return {
     async create(user: AuthenticatedUser, body: CreateWebhookBody, aside: StepAside = (work) => work()): Promise<CreatedWebhook> {
       const malformed = refuseUrlSyntax(body.url);
@@ -122,7 +134,12 @@ export function createWebhooksService(storage: Storage, settings: WebhookSetting
       });
       return toWebhook(row);
     },
+  };
+}
 
+/** Rotating the secret, testing, deleting and listing the deliveries. */
+function upkeep(storage: Storage, repo: WebhooksRepository, outbox: Outbox, { lockOwn, own }: Checks) {
+  return {
     /** A new secret; the replaced one keeps signing beside it for PREVIOUS_SECRET_MS (one rotated out before that stops at once). */
     async rotateSecret(user: AuthenticatedUser, id: number) {
       const secret = newSecret();
