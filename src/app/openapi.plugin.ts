@@ -14,6 +14,22 @@ const FOCUS_MARK = Buffer.from(
     '<circle cx="16" cy="16" r="13" fill="none" stroke="#2b6cb0" stroke-width="4"/><circle cx="16" cy="16" r="5" fill="#2b6cb0"/></svg>',
 );
 
+/** The document's tags, in the order the reference shows them. */
+const TAGS = [
+  { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
+  { name: 'tasks', description: 'Tasks and bulk import' },
+  { name: 'stats', description: 'Focus statistics: minutes, sessions, tasks and streaks' },
+  { name: 'webhooks', description: 'Webhooks: the events you may see, POSTed and signed (Standard Webhooks 1.0)' },
+  { name: 'auth', description: 'The authenticated user' },
+  { name: 'sign-in', description: 'Signing in with a password and accepting invitations (the web app)' },
+  { name: 'people', description: "An org's members and invitations (admins)" },
+  { name: 'tokens', description: 'Your personal tokens and connected apps' },
+  { name: 'oauth', description: 'Approving or denying an app that asked for a device code' },
+  { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },
+  { name: 'sync', description: 'The change feed and the live event stream' },
+  { name: 'operations', description: 'Health, readiness and this document' },
+];
+
 /**
  * The OpenAPI 3.1 document, generated from the schemas every route validates with, at
  * `/api/v1/openapi.json`, and the docs page at `/docs`. Registered before the routes so
@@ -40,20 +56,7 @@ export const openapiPlugin = fp(
         servers: [{ url: '/', description: 'This server.' }],
         components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An `fst_` token from `npx focus tokens issue`.' } } },
         security: [{ bearer: [] }],
-        tags: [
-          { name: 'sessions', description: 'Focus sessions, recurrence and participation' },
-          { name: 'tasks', description: 'Tasks and bulk import' },
-          { name: 'stats', description: 'Focus statistics: minutes, sessions, tasks and streaks' },
-          { name: 'webhooks', description: 'Webhooks: the events you may see, POSTed and signed (Standard Webhooks 1.0)' },
-          { name: 'auth', description: 'The authenticated user' },
-          { name: 'sign-in', description: 'Signing in with a password and accepting invitations (the web app)' },
-          { name: 'people', description: "An org's members and invitations (admins)" },
-          { name: 'tokens', description: 'Your personal tokens and connected apps' },
-          { name: 'oauth', description: 'Approving or denying an app that asked for a device code' },
-          { name: 'calendar', description: 'Calendar feeds: your sessions as an iCalendar subscription' },
-          { name: 'sync', description: 'The change feed and the live event stream' },
-          { name: 'operations', description: 'Health, readiness and this document' },
-        ],
+        tags: TAGS,
       },
       transform: ({ schema, url }) => ({ schema: documentedRoute(schema as Record<string, unknown>, components), url }),
       // Always an OpenAPI (not Swagger 2) document here: the `openapi` option above says so.
