@@ -98,7 +98,7 @@ describeEachDialect('npx focus', (dialect) => {
     expectOneLineFailure(textOrg, /org id .*: x \(focus users add --help\)$/);
     expectOneLineFailure(zeroOrg, /org id .*: 0 \(focus users add --help\)$/);
     expectOneLineFailure(unknown, /^focus: unknown command "frobnicate" \(focus --help\)$/);
-    expectOneLineFailure(none, /^focus: missing command: one of migrate, users, tokens, webhooks, feeds, serve \(focus --help\)$/);
+    expectOneLineFailure(none, /^focus: missing command: one of migrate, users, invite, tokens, webhooks, feeds, serve \(focus --help\)$/);
     expectOneLineFailure(unknownOption, /^focus: unknown option --colour for "users add" \(focus users add --help\)$/);
     expectOneLineFailure(badUrl, /DATABASE_URL/);
     // None of them created anyone.
@@ -387,4 +387,18 @@ describe('where the data is', () => {
     }
     expect(existsSync(join(dir, 'nonexistent'))).toBe(false);
   }, 60_000);
+});
+
+/* Invitations from the shell, on a database of their own (the suite above counts its users). */
+describeEachDialect('npx focus invite', (dialect) => {
+  const database = useTestDatabase(dialect);
+  const env = (): Record<string, string> => ({ DATABASE_URL: database.url });
+
+  it('users add --admin and invite: the first admin from the shell, a one-time link for everyone else', async () => {
+    expect(json(await focusBin(env(), 'users', 'add', 'root', '--org', '7', '--admin'))).toEqual({ handle: 'root', org_ids: [7] });
+    const invite = json(await focusBin({ ...env(), PUBLIC_URL: 'https://focus.example.com' }, 'invite', '7')) as { url: string; expires_at: string };
+    expect(invite.url).toMatch(/^https:\/\/focus\.example\.com\/invite#\S{20,}$/);
+    expect(Date.parse(invite.expires_at) - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
+    expectOneLineFailure(await focusBin(env(), 'invite', '999'), /no org with id 999/);
+  }, 90_000);
 });
