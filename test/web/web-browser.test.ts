@@ -1,9 +1,7 @@
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
-import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
-import { seedPerson } from './web-seed.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { useWebScene } from './web-seed.js';
 import { checkPage, isolatedContext, signIn } from './web-pages.js';
 
 /*
@@ -23,28 +21,12 @@ function startedMinutesAgo(minutes: number): { date: string; time: string } {
 }
 
 describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chromium: ${CHROMIUM_SKIP_NOTICE}`, () => {
-  let database: TestDatabase;
-  let server: ServerProcess;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    await buildOnce();
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
-    await seedPerson(server, database.url, 'alice', PASSWORD, { admin: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await database?.drop();
-  });
+  const web = useWebScene(PASSWORD);
 
   const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
   it('signs in, shows the week, creates a session, opens it, joins and completes it', async () => {
-    const { context, refused } = await isolatedContext(browser, server.url);
+    const { context, refused } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -52,7 +34,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
       if (/Content Security Policy/i.test(m.text())) errors.push(m.text());
     });
 
-    await page.goto(`${server.url}/week`);
+    await page.goto(`${web.server.url}/week`);
     await page.waitForURL(/\/sign-in\?next=/);
     await expect.poll(() => button(page, 'Sign in').count()).toBe(1);
     await checkPage(page, 'sign-in');
@@ -116,11 +98,11 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   }, 120_000);
 
   it('edits a series with the "Apply to" choice, and shows Now, statistics, settings and device approval', async () => {
-    const { context, refused } = await isolatedContext(browser, server.url);
+    const { context, refused } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
-    await signIn(page, server.url, 'alice', PASSWORD);
+    await signIn(page, web.server.url, 'alice', PASSWORD);
     const { date } = startedMinutesAgo(0);
-    await page.goto(`${server.url}/sessions/new?date=${date}`);
+    await page.goto(`${web.server.url}/sessions/new?date=${date}`);
     await page.getByLabel('Name', { exact: true }).fill('Daily standup');
     await page.getByLabel('Time', { exact: true }).fill('23:30');
     await page.getByLabel('Repeats').selectOption('daily');
@@ -161,7 +143,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     expect(await webcal.inputValue()).toMatch(/^webcal:\/\/127\.0\.0\.1:\d+\/ical\/.+\.ics$/);
     await checkPage(page, 'settings');
 
-    await page.goto(`${server.url}/device?user_code=ABCD-EFGH`);
+    await page.goto(`${web.server.url}/device?user_code=ABCD-EFGH`);
     for (const name of ['Approve', 'Deny']) expect(await button(page, name).count(), name).toBe(1);
     expect(await page.getByLabel('Code').inputValue()).toBe('ABCD-EFGH');
     await checkPage(page, 'device');
@@ -170,9 +152,9 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   }, 120_000);
 
   it('shows the invitation page to someone signed out, with its pinned names', async () => {
-    const { context } = await isolatedContext(browser, server.url);
+    const { context } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
-    await page.goto(`${server.url}/invite#not-a-real-token`);
+    await page.goto(`${web.server.url}/invite#not-a-real-token`);
     await expect.poll(() => button(page, 'Accept invitation').count()).toBe(1);
     expect(await page.getByLabel('Handle', { exact: true }).count()).toBe(1);
     expect(await page.getByLabel('Password', { exact: true }).count()).toBe(1);
@@ -181,14 +163,14 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   }, 60_000);
 
   it('fits a 375 px wide phone on every page', async () => {
-    const { context } = await isolatedContext(browser, server.url, { width: 375, height: 812 });
+    const { context } = await isolatedContext(web.browser, web.server.url, { width: 375, height: 812 });
     const page = await context.newPage();
-    await page.goto(`${server.url}/sign-in`);
+    await page.goto(`${web.server.url}/sign-in`);
     await expect.poll(() => button(page, 'Sign in').count()).toBe(1);
     await checkPage(page, 'sign-in at 375 px');
-    await signIn(page, server.url, 'alice', PASSWORD);
+    await signIn(page, web.server.url, 'alice', PASSWORD);
     for (const path of ['/week', '/sessions/new', '/now', '/stats', '/settings', '/device']) {
-      await page.goto(`${server.url}${path}`);
+      await page.goto(`${web.server.url}${path}`);
       await expect.poll(() => page.getByRole('heading', { level: 1 }).count()).toBe(1);
       await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
       await checkPage(page, `${path} at 375 px`);

@@ -1,10 +1,8 @@
-import { type Browser, type Page, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
-import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
 import { checkPage, isolatedContext, signIn } from './web-pages.js';
-import { seedPerson } from './web-seed.js';
+import { useWebScene } from './web-seed.js';
 
 /*
  * People and apps through the web app (contract section 12), in chromium against a real
@@ -17,32 +15,16 @@ const available = chromiumAvailable();
 const ADMIN_PASSWORD = 'correct horse battery';
 
 describe.skipIf(!available)(available ? 'people in the web app' : `people in the web app: ${CHROMIUM_SKIP_NOTICE}`, () => {
-  let database: TestDatabase;
-  let server: ServerProcess;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    await buildOnce();
-    database = await createTestDatabase('sqlite');
-    server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
-    await seedPerson(server, database.url, 'alice', ADMIN_PASSWORD, { admin: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await database?.drop();
-  });
+  const web = useWebScene(ADMIN_PASSWORD);
 
   const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
   let bob: Awaited<ReturnType<typeof isolatedContext>> | undefined;
 
   it('an admin makes a scoped token and invites a person from Settings, who accepts the link once and is signed in', async () => {
-    const admin = await isolatedContext(browser, server.url);
+    const admin = await isolatedContext(web.browser, web.server.url);
     const page = await admin.context.newPage();
-    await signIn(page, server.url, 'alice', ADMIN_PASSWORD);
+    await signIn(page, web.server.url, 'alice', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await expect.poll(() => button(page, 'Invite someone').count(), { timeout: 10_000 }).toBe(1);
     await button(page, 'Invite someone').click();
@@ -61,11 +43,11 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     expect(token).toMatch(/^fst_/);
     await expect.poll(() => button(page, 'Revoke Laptop').count()).toBe(1);
     const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    expect((await fetch(`${server.url}/api/v1/me`, { headers: bearer })).status).toBe(200);
-    const write = await fetch(`${server.url}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ session_id: 1, context: 'x' }) });
+    expect((await fetch(`${web.server.url}/api/v1/me`, { headers: bearer })).status).toBe(200);
+    const write = await fetch(`${web.server.url}/api/v1/tasks`, { method: 'POST', headers: bearer, body: JSON.stringify({ session_id: 1, context: 'x' }) });
     expect(write.status).toBe(403);
 
-    const guest = await isolatedContext(browser, server.url);
+    const guest = await isolatedContext(web.browser, web.server.url);
     bob = guest;
     const bobPage = await guest.context.newPage();
     await bobPage.goto(link);
@@ -82,37 +64,33 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await admin.context.close();
   }, 120_000);
 
-  it('the invited person approves the code an app asked for, and the app’s token keeps to its scope', async (context) => {
+  it('the invited person approves the code an app asked for, and the app’s token keeps to its scope', async () => {
     // An app asks for a code (RFC 8628); bob approves it in the web app.
-    const asked = await fetch(`${server.url}/oauth/device_authorization`, {
+    const asked = await fetch(`${web.server.url}/oauth/device_authorization`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: 'Desk blocker', scope: 'me:read sessions:read' }),
     });
-    if (asked.status === 404) {
-      process.stderr.write('web app device approval: SKIPPED, this server has no POST /oauth/device_authorization yet\n');
-      context.skip();
-    }
     expect(asked.status).toBe(200);
     if (bob === undefined) throw new Error('the invitation test did not sign bob in');
     const bobPage = await bob.context.newPage();
     const grant = (await asked.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
-    await bobPage.goto(grant.verification_uri_complete.replace(/^https?:\/\/[^/]+/, server.url));
+    await bobPage.goto(grant.verification_uri_complete.replace(/^https?:\/\/[^/]+/, web.server.url));
     expect(await bobPage.getByLabel('Code').inputValue()).not.toBe('');
     await checkPage(bobPage, 'device');
     await button(bobPage, 'Approve').click();
     await expect.poll(() => bobPage.getByRole('status').filter({ hasText: 'Approved' }).count()).toBe(1);
 
-    const token = await fetch(`${server.url}/oauth/token`, {
+    const token = await fetch(`${web.server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: grant.device_code, client_id: 'Desk blocker' }),
     });
     expect(token.status).toBe(200);
     const { access_token } = (await token.json()) as { access_token: string };
-    const me = await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${access_token}` } });
+    const me = await fetch(`${web.server.url}/api/v1/me`, { headers: { authorization: `Bearer ${access_token}` } });
     expect(me.status).toBe(200);
-    const write = await fetch(`${server.url}/api/v1/tasks`, {
+    const write = await fetch(`${web.server.url}/api/v1/tasks`, {
       method: 'POST',
       headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ session_id: 1, context: 'not allowed' }),
@@ -120,7 +98,7 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     expect(write.status).toBe(403);
 
     // The app is listed under "Connected apps".
-    await bobPage.goto(`${server.url}/settings`);
+    await bobPage.goto(`${web.server.url}/settings`);
     await expect.poll(() => bobPage.getByText('Desk blocker').count(), { timeout: 10_000 }).toBeGreaterThan(0);
     expect(bob.refused).toEqual([]);
     await bob.context.close();

@@ -1,4 +1,8 @@
-import { focusJson } from '../helpers/server-process.js';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/browser.js';
+import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
+import { type ServerProcess, buildOnce, focusJson, startServer } from '../helpers/server-process.js';
 
 /**
  * A person who signs in with a password, made the way an operator starts (contract
@@ -18,4 +22,29 @@ export async function seedPerson(server: { url: string }, databaseUrl: string, h
   });
   if (!accepted.ok) throw new Error(`accepting the invitation for ${handle}: ${accepted.status} ${await accepted.text()}`);
   if (options.admin === true) await focusJson(env, 'users', 'add', handle, '--org', '1', '--admin');
+}
+
+/** A web-app scene: a real server on a fresh SQLite database, `alice` an admin with `password`, and chromium. */
+export interface WebScene {
+  server: ServerProcess;
+  browser: Browser;
+}
+
+/** Starts the scene before the suite's tests and tears it down after them; its fields are set once `beforeAll` ran. */
+export function useWebScene(password: string): WebScene {
+  const scene = {} as WebScene;
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    await buildOnce();
+    database = await createTestDatabase('sqlite');
+    scene.server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
+    await seedPerson(scene.server, database.url, 'alice', password, { admin: true });
+    scene.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  }, 180_000);
+  afterAll(async () => {
+    await scene.browser?.close();
+    await scene.server?.stop();
+    await database?.drop();
+  });
+  return scene;
 }
