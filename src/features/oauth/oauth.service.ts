@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Storage } from '../../storage/database.js';
+import { UniqueViolationError } from '../../storage/storage.errors.js';
 import { notFound } from '../../toolkit/errors.js';
 import { isScope } from '../accounts/accounts.public.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -48,6 +49,19 @@ export function createOAuthService(storage: Storage, auth: AuthService) {
     return row;
   }
 
+  /** Inserts the grant under a new user code; a code that clashes with a live one (unique index) is drawn again. */
+  async function insertWithFreshCode(row: Omit<Parameters<typeof deviceCodes.insert>[1], 'userCode'>): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      const userCode = newUserCode();
+      try {
+        await deviceCodes.insert(db, { ...row, userCode });
+        return userCode;
+      } catch (error) {
+        if (!(error instanceof UniqueViolationError) || attempt === 3) throw error;
+      }
+    }
+  }
+
   return {
     async authorize(body: { client_id?: string; scope?: string }, base: string) {
       if (body.client_id === undefined || !CLIENT_ID.test(body.client_id)) throw new OAuthError('invalid_request', 'client_id (the app’s name, 1–100 characters) is required');
@@ -55,16 +69,15 @@ export function createOAuthService(storage: Storage, auth: AuthService) {
       const now = new Date();
       await deviceCodes.purge(db, new Date(now.getTime() - 86_400_000).toISOString());
       const deviceCode = randomBytes(32).toString('base64url');
-      const userCode = newUserCode();
-      await deviceCodes.insert(db, {
+      const row = {
         deviceCodeHash: hashToken(deviceCode),
-        userCode,
         client: body.client_id,
         scopes: scopes.join(' '),
         now: now.toISOString(),
         expiresAt: new Date(now.getTime() + EXPIRES_IN * 1000).toISOString(),
         interval: INTERVAL,
-      });
+      };
+      const userCode = await insertWithFreshCode(row);
       const verification = `${base}/device`;
       return {
         device_code: deviceCode,
