@@ -61,18 +61,17 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     ctx.sessions.collaboratorHandles(db, ids),
     ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) }),
   ]);
-  // A whole series counts its next occurrence: the index's first date from the series' today.
+  // A whole series counts its next occurrence (the index's first date from the series' today)
+  // and takes the phase of its first indexed occurrence not over yet (yesterday's may still run).
   const indexedNext = new Map<number, string | undefined>();
-  for (const id of wholeSeries) {
-    const row = rows.get(id) as SessionWithCreator;
-    const today = todayIn(row.timezone, now);
-    indexedNext.set(id, next.get(id)?.find((d) => d >= today));
-  }
-  // A whole series takes the phase of its first indexed occurrence not over yet (yesterday's may still run).
   const seriesPhases = new Map<number, Phase>();
+  const nowIso = now.toISOString();
   for (const id of wholeSeries) {
     const row = rows.get(id) as SessionWithCreator;
-    const live = next.get(id)?.map((d) => occurrenceView(row, d)).find((o) => o.ends_at > now.toISOString());
+    const dates = next.get(id);
+    const today = todayIn(row.timezone, now);
+    indexedNext.set(id, dates?.find((d) => d >= today));
+    const live = dates?.map((d) => occurrenceView(row, d)).find((o) => o.ends_at > nowIso);
     if (live !== undefined) seriesPhases.set(id, phaseAt(live, now));
   }
   // Only a series the index does not reach far enough (or stored before rrule was kept) is
