@@ -144,7 +144,8 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await checkPage(page, 'settings');
 
     await page.goto(`${web.server.url}/device?user_code=ABCD-EFGH`);
-    for (const name of ['Approve', 'Deny']) expect(await button(page, name).count(), name).toBe(1);
+    // The page renders after its script runs: wait for it rather than count at once.
+    for (const name of ['Approve', 'Deny']) await expect.poll(() => button(page, name).count(), name).toBe(1);
     expect(await page.getByLabel('Code').inputValue()).toBe('ABCD-EFGH');
     await checkPage(page, 'device');
     expect(refused).toEqual([]);
@@ -156,7 +157,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     const page = await context.newPage();
     await page.goto(`${web.server.url}/invite#not-a-real-token`);
     await expect.poll(() => button(page, 'Accept invitation').count()).toBe(1);
-    expect(await page.getByLabel('Handle', { exact: true }).count()).toBe(1);
+    await expect.poll(() => page.getByLabel('Handle', { exact: true }).count()).toBe(1);
     expect(await page.getByLabel('Password', { exact: true }).count()).toBe(1);
     await checkPage(page, 'invitation');
     await context.close();
