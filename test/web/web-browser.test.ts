@@ -145,7 +145,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
 
     await page.goto(`${web.server.url}/device?user_code=ABCD-EFGH`);
     // The page renders after its script runs: wait for it rather than count at once.
-    for (const name of ['Approve', 'Deny']) await expect.poll(() => button(page, name).count(), name).toBe(1);
+    for (const name of ['Approve', 'Deny']) await expect.poll(() => button(page, name).count()).toBe(1);
     expect(await page.getByLabel('Code').inputValue()).toBe('ABCD-EFGH');
     await checkPage(page, 'device');
     expect(refused).toEqual([]);
