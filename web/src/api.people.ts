@@ -1,75 +1,41 @@
 /**
  * Section 12's people-and-apps endpoints (sign-in, invitations, device grants, tokens,
- * members, statistics). They are called by path because the typed client does not list
- * them yet; each name below is the only place the app spells such a path.
+ * members, statistics) on the generated typed client: paths, bodies and answers are
+ * checked against the OpenAPI document at build time.
  */
-import { call } from './api.js';
+import { api, done, must, type Schemas } from './api.js';
 
-export interface Stats {
-  buckets: { start: string; focused_minutes: number; sessions_completed: number; sessions_joined: number; tasks_completed: number }[];
-  totals: { focused_minutes: number; sessions_completed: number; sessions_joined: number; tasks_completed: number };
-  current_streak_days: number;
-  longest_streak_days: number;
-}
-
-export interface PersonalToken {
-  id: number;
-  name: string | null;
-  /** `cli`: issued by an operator; `personal`: made in Settings. */
-  kind?: 'cli' | 'personal';
-  /** null: all of the person's rights. */
-  scopes: string[] | null;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-  token?: string;
-}
-
+export type Stats = Schemas['Stats'];
+export type PersonalToken = Schemas['TokenList']['data'][number] & { token?: string };
 /** An app connected through the device grant (RFC 8628). */
-export interface ConnectedApp {
-  id: number;
-  client_id: string;
-  scopes: string[];
-  created_at: string;
-  last_used_at: string | null;
-}
+export type ConnectedApp = Schemas['ConnectedAppList']['data'][number];
+export type Member = Schemas['MemberList']['data'][number];
+export type Invite = Schemas['InviteList']['data'][number];
 
-export interface Member {
-  handle: string;
-  role: 'admin' | 'member';
-}
+export const SCOPES: Schemas['CreateTokenBody']['scopes'] = ['sessions:read', 'sessions:write', 'tasks:read', 'tasks:write', 'me:read', 'admin'];
 
-export interface Invite {
-  id: number;
-  org_id: number;
-  /** The one-time link: only in the answer that creates it. */
-  url?: string;
-  expires_at: string;
-  created_at?: string;
-  status?: string;
-}
-
-export const SCOPES = ['sessions:read', 'sessions:write', 'tasks:read', 'tasks:write', 'me:read', 'admin'] as const;
-
-const enc = encodeURIComponent;
+const org = (id: number) => ({ params: { path: { id } } });
 
 export const people = {
-  login: (handle: string, password: string) => call<void>('POST', '/auth/login', { handle, password }),
-  logout: () => call<void>('POST', '/auth/logout'),
+  login: async (handle: string, password: string) => done(await api.POST('/auth/login', { body: { handle, password } })),
+  logout: async () => done(await api.POST('/auth/logout')),
   /** The invitation's secret travels in bodies only (the link carries it after `#`), never in a URL that logs keep. */
-  previewInvite: (secret: string) => call<{ org_id: number; expires_at: string }>('POST', '/auth/invites/preview', { secret }),
-  acceptInvite: (secret: string, body: { handle?: string; password?: string }) => call<{ handle: string; org_id: number }>('POST', '/auth/invites/accept', { secret, ...body }),
-  approveDevice: (userCode: string) => call<unknown>('POST', '/api/v1/device/approve', { user_code: userCode }),
-  denyDevice: (userCode: string) => call<unknown>('POST', '/api/v1/device/deny', { user_code: userCode }),
-  tokens: () => call<PersonalToken[]>('GET', '/api/v1/me/tokens'),
-  issueToken: (body: { name: string; scopes: string[] }) => call<PersonalToken>('POST', '/api/v1/me/tokens', body),
-  revokeToken: (id: PersonalToken['id']) => call<void>('DELETE', `/api/v1/me/tokens/${id}`),
-  apps: () => call<ConnectedApp[]>('GET', '/api/v1/me/apps'),
-  revokeApp: (id: ConnectedApp['id']) => call<void>('DELETE', `/api/v1/me/apps/${id}`),
-  stats: () => call<Stats>('GET', '/api/v1/me/stats'),
-  members: (org: number) => call<Member[]>('GET', `/api/v1/orgs/${org}/members`),
-  removeMember: (org: number, handle: string) => call<void>('DELETE', `/api/v1/orgs/${org}/members/${enc(handle)}`),
-  invites: (org: number) => call<Invite[]>('GET', `/api/v1/orgs/${org}/invites`),
-  invite: (org: number) => call<Invite>('POST', `/api/v1/orgs/${org}/invites`),
-  revokeInvite: (org: number, id: Invite['id']) => call<void>('DELETE', `/api/v1/orgs/${org}/invites/${enc(String(id))}`),
+  previewInvite: async (secret: string) => must(await api.POST('/auth/invites/preview', { body: { secret } })),
+  acceptInvite: async (secret: string, body: { handle?: string; password?: string }) =>
+    must(await api.POST('/auth/invites/accept', { body: { secret, ...body } })),
+  approveDevice: async (userCode: string) => done(await api.POST('/api/v1/device/approve', { body: { user_code: userCode } })),
+  denyDevice: async (userCode: string) => done(await api.POST('/api/v1/device/deny', { body: { user_code: userCode } })),
+  tokens: async () => must(await api.GET('/api/v1/me/tokens')),
+  issueToken: async (body: Schemas['CreateTokenBody']) => must(await api.POST('/api/v1/me/tokens', { body })),
+  revokeToken: async (id: number) => done(await api.DELETE('/api/v1/me/tokens/{id}', { params: { path: { id } } })),
+  apps: async () => must(await api.GET('/api/v1/me/apps')),
+  revokeApp: async (id: number) => done(await api.DELETE('/api/v1/me/apps/{id}', { params: { path: { id } } })),
+  stats: async () => must(await api.GET('/api/v1/me/stats')),
+  members: async (id: number) => must(await api.GET('/api/v1/orgs/{id}/members', org(id))),
+  removeMember: async (id: number, handle: string) =>
+    done(await api.DELETE('/api/v1/orgs/{id}/members/{handle}', { params: { path: { id, handle } } })),
+  invites: async (id: number) => must(await api.GET('/api/v1/orgs/{id}/invites', org(id))),
+  invite: async (id: number) => must(await api.POST('/api/v1/orgs/{id}/invites', org(id))),
+  revokeInvite: async (id: number, inviteId: number) =>
+    done(await api.DELETE('/api/v1/orgs/{id}/invites/{inviteId}', { params: { path: { id, inviteId } } })),
 };

@@ -31,6 +31,11 @@ export function must<T>(result: { data?: { data: T }; error?: unknown; response:
   throw new ApiError(result.response.status, result.error as Partial<Problem> | undefined);
 }
 
+/** Checks a result that carries no body (204), throwing its problem as an ApiError. */
+export function done(result: { error?: unknown; response: Response }): void {
+  if (!result.response.ok) throw new ApiError(result.response.status, result.error as Partial<Problem> | undefined);
+}
+
 /** A request outside the typed client: JSON in, `data` (or nothing on 204) out, problems thrown. */
 export async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(path, {
