@@ -1,4 +1,3 @@
-import { ApiError } from '../api.js';
 import { type Stats as StatsData, people } from '../api.people.js';
 import { dayLabel } from '../time.js';
 import { Loading, Section, useLoad } from '../ui.js';
@@ -41,15 +40,7 @@ function Chart({ buckets }: { buckets: StatsData['buckets'] }) {
 }
 
 export function Stats() {
-  const stats = useLoad(async () => {
-    try {
-      return await people.stats();
-    } catch (error) {
-      // A server without contract section 11 yet: say so plainly rather than show a route error.
-      if (error instanceof ApiError && error.status === 404) throw new Error('Statistics are not available on this server yet.', { cause: error });
-      throw error;
-    }
-  }, 'stats');
+  const stats = useLoad(() => people.stats(), 'stats');
   const data = stats.data;
   return (
     <>
