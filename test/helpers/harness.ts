@@ -98,6 +98,9 @@ export class Client {
   put<T = any>(url: string, body: unknown) {
     return this.request<T>('PUT', url, body);
   }
+  patch<T = any>(url: string, body: unknown) {
+    return this.request<T>('PATCH', url, body);
+  }
   delete<T = any>(url: string) {
     return this.request<T>('DELETE', url);
   }

@@ -32,6 +32,8 @@ export const people = {
   revokeApp: async (id: number) => done(await api.DELETE('/api/v1/me/apps/{id}', { params: { path: { id } } })),
   stats: async () => must(await api.GET('/api/v1/me/stats')),
   members: async (id: number) => must(await api.GET('/api/v1/orgs/{id}/members', org(id))),
+  setRole: async (id: number, handle: string, role: Member['role']) =>
+    must(await api.PATCH('/api/v1/orgs/{id}/members/{handle}', { params: { path: { id, handle } }, body: { role } })),
   removeMember: async (id: number, handle: string) =>
     done(await api.DELETE('/api/v1/orgs/{id}/members/{handle}', { params: { path: { id, handle } } })),
   invites: async (id: number) => must(await api.GET('/api/v1/orgs/{id}/invites', org(id))),

@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.js';
 import { conflict, forbidden, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
+import { type PeopleRepository, type Role, createPeopleRepository } from '../auth/auth.people.js';
 import type { AuthService } from '../auth/auth.service.js';
 import { hashSecret, inviteStatus, invitesRepository, newSecret } from './accounts.repository.js';
 
@@ -58,6 +58,23 @@ export function createOrgsService(storage: Storage, auth: AuthService) {
     async members(user: AuthenticatedUser, orgId: number) {
       await requireAdmin(people, storage, user, orgId);
       return people.members(storage.db, orgId);
+    },
+
+    /**
+     * Makes a member admin or member. The org's admins are locked while they are counted, so
+     * two admins demoting each other at once cannot leave the org without one.
+     */
+    async setRole(user: AuthenticatedUser, orgId: number, handle: string, role: Role) {
+      await requireAdmin(people, storage, user, orgId);
+      return storage.transaction(async (trx) => {
+        const member = await people.userByHandle(trx, handle);
+        const current = member === undefined ? undefined : await people.roleOf(trx, member.id, orgId);
+        if (member === undefined || current === undefined) throw notFound('member');
+        const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin')).execute();
+        if (role === 'member' && current === 'admin' && admins.length <= 1) throw conflict('The org’s last admin stays admin; make another member admin first.');
+        if (role !== current) await people.setRole(trx, { userId: member.id, orgId, role });
+        return { handle: member.handle, role };
+      });
     },
 
     /**

@@ -83,4 +83,35 @@ describeEachDialect('people: roles, invitations, accounts, removal (contract sec
     expect((await boss.get('/api/v1/orgs/1/members')).body.data).not.toContainEqual({ handle: 'leaver', role: 'member' });
     expect((await boss.delete('/api/v1/orgs/1/members/boss')).status).toBe(409);
   });
+
+  it('an admin changes roles: the new admin manages people at once; the last admin stays; members cannot', async () => {
+    const boss = await admin();
+    expect((await t.member.post('/api/v1/orgs/1/invites')).status).toBe(403);
+    expect((await t.member.patch('/api/v1/orgs/1/members/member', { role: 'admin' })).status).toBe(403);
+    expect((await t.outsider.patch('/api/v1/orgs/1/members/member', { role: 'admin' })).status).toBe(404);
+    const promoted = await boss.patch('/api/v1/orgs/1/members/member', { role: 'admin' });
+    expect(promoted.status, promoted.text).toBe(200);
+    expect(promoted.body.data).toEqual({ handle: 'member', role: 'admin' });
+    expect((await t.member.post('/api/v1/orgs/1/invites')).status).toBe(201);
+    for (const [body, status] of [[{ role: 'owner' }, 422], [{}, 422], [{ role: 'admin', extra: 1 }, 422]] as const) {
+      expect((await boss.patch('/api/v1/orgs/1/members/member', body)).status).toBe(status);
+    }
+    expect((await boss.patch('/api/v1/orgs/1/members/nobody', { role: 'admin' })).status).toBe(404);
+    expect((await boss.patch('/api/v1/orgs/1/members/outsider', { role: 'admin' })).status).toBe(404);
+    // Both admins demote each other at once: one wins, the org keeps an admin.
+    const both = await Promise.all([boss.patch('/api/v1/orgs/1/members/member', { role: 'member' }), t.member.patch('/api/v1/orgs/1/members/boss', { role: 'member' })]);
+    // The loser is refused as the last admin (409), or as no longer an admin when the winner committed first (403).
+    expect(both.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(both.map((r) => r.status).filter((s) => s !== 200)[0]).toBeOneOf([403, 409]);
+    const roles = (await t.storage.db.selectFrom('memberships').select('role').where('org_id', '=', 1).where('role', '=', 'admin').execute()).length;
+    expect(roles).toBe(1);
+    const last = both[0].status === 200 ? boss : t.member;
+    const lastHandle = both[0].status === 200 ? 'boss' : 'member';
+    const demoted = both[0].status === 200 ? t.member : boss;
+    expect((await demoted.post('/api/v1/orgs/1/invites')).status).toBe(403);
+    const refused = await last.patch(`/api/v1/orgs/1/members/${lastHandle}`, { role: 'member' });
+    expect(refused.status).toBe(409);
+    expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect((await last.patch(`/api/v1/orgs/1/members/${lastHandle}`, { role: 'admin' })).body.data.role).toBe('admin');
+  });
 });

@@ -10,8 +10,10 @@ import {
   CreatedTokenEnvelope,
   InviteList,
   InviteParams,
+  MemberEnvelope,
   MemberList,
   MemberParams,
+  MemberUpdateBody,
   OrgParams,
   TokenList,
 } from './accounts.schema.js';
@@ -71,6 +73,21 @@ function orgRoutes(app: App, orgs: OrgsService): void {
     '/orgs/:id/members',
     { schema: { tags, operationId: 'listMembers', summary: 'The org’s members and roles (admins)', description: 'Every member by handle with their role: `admin` (manages the org’s people) or `member`.', params: OrgParams, response: { 200: jsonResponse('Members.', MemberList), ...problemResponses(404, 422, ...common) } } },
     async (request) => ({ data: await orgs.members(request.user, request.params.id) }),
+  );
+  app.patch(
+    '/orgs/:id/members/:handle',
+    {
+      schema: {
+        tags,
+        operationId: 'updateMember',
+        summary: 'Change a member’s role (admins)',
+        description: 'Takes effect on the next request, on every instance. The org’s last admin cannot be made a member (409).',
+        params: MemberParams,
+        body: MemberUpdateBody,
+        response: { 200: jsonResponse('The member.', MemberEnvelope), ...problemResponses(400, 404, 409, 413, 415, 422, ...common) },
+      },
+    },
+    async (request) => ({ data: await orgs.setRole(request.user, request.params.id, request.params.handle, request.body.role) }),
   );
   app.delete(
     '/orgs/:id/members/:handle',

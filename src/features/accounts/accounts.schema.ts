@@ -53,11 +53,11 @@ export const InviteList = DataList(
   Type.Object({ id: Type.Integer(), org_id: Type.Integer(), created_at: Instant(), expires_at: Instant(), status: InviteStatus }, { additionalProperties: false }),
   'The org’s invitations, newest first (at most 200), without their links.',
 );
-export const MemberList = DataList(
-  'MemberList',
-  Type.Object({ handle: Type.String(), role: StringEnum(['admin', 'member'] as const) }, { additionalProperties: false }),
-  'The org’s members by handle.',
-);
+const RoleField = StringEnum(['admin', 'member'] as const, { description: '`admin` manages the org’s people and invitations; `member` does not.' });
+const MemberRecord = Type.Object({ handle: Type.String(), role: RoleField }, { additionalProperties: false });
+export const MemberList = DataList('MemberList', MemberRecord, 'The org’s members by handle.');
+export const MemberEnvelope = Envelope('Member', MemberRecord, 'The member with their role now.');
+export const MemberUpdateBody = Named('MemberUpdate', Type.Object({ role: RoleField }, { additionalProperties: false }));
 
 const tokenFields = {
   id: Type.Integer(),

@@ -71,6 +71,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'POST /device/approve': 'full',
   'POST /device/deny': 'full',
   'GET /orgs/:id/members': ADMIN,
+  'PATCH /orgs/:id/members/:handle': ADMIN,
   'DELETE /orgs/:id/members/:handle': ADMIN,
   'GET /orgs/:id/invites': ADMIN,
   'POST /orgs/:id/invites': ADMIN,

@@ -45,6 +45,12 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       await reload();
       return `${handle} was removed from the team.`;
     });
+  const setRole = (handle: string, role: Member['role']) =>
+    void run(async () => {
+      await people.setRole(org, handle, role);
+      await reload();
+      return role === 'admin' ? `${handle} is now an admin.` : `${handle} is now a member.`;
+    });
   const revoke = (id: Invite['id']) =>
     void run(async () => {
       await people.revokeInvite(org, id);
@@ -60,9 +66,14 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
               {m.handle} <span class="meta">{m.role}</span>
             </span>
             {m.handle !== me.handle && (
-              <button type="button" class="link" disabled={busy} aria-label={`Remove ${m.handle}`} onClick={() => remove(m.handle)}>
-                Remove
-              </button>
+              <span>
+                <button type="button" class="link" disabled={busy} aria-label={m.role === 'admin' ? `Make ${m.handle} a member` : `Make ${m.handle} an admin`} onClick={() => setRole(m.handle, m.role === 'admin' ? 'member' : 'admin')}>
+                  {m.role === 'admin' ? 'Make member' : 'Make admin'}
+                </button>{' '}
+                <button type="button" class="link" disabled={busy} aria-label={`Remove ${m.handle}`} onClick={() => remove(m.handle)}>
+                  Remove
+                </button>
+              </span>
             )}
           </li>
         ))}
