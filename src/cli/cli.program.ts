@@ -139,7 +139,7 @@ function addInvite(program: Command): void {
     .action(async (org: number) => {
       const made = await withStorage((storage, config) => {
         const base = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-        return createAccountsAdmin(storage, createAuthService(storage)).inviteFromCli(org, base);
+        return createAccountsAdmin(storage).inviteFromCli(org, base);
       });
       if (made === undefined) throw new AdminInputError(`no org with id ${org}: create it with \`focus users add <handle> --org ${org} --admin\``);
       print(made);

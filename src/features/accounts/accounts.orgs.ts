@@ -1,8 +1,7 @@
-import type { Storage } from '../../storage/database.js';
+import type { Db, Storage } from '../../storage/database.js';
 import { conflict, forbidden, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type PeopleRepository, type Role, createPeopleRepository } from '../auth/auth.people.js';
-import type { AuthService } from '../auth/auth.service.js';
 import { hashSecret, inviteStatus, invitesRepository, newSecret } from './accounts.repository.js';
 
 /** An invitation link works this long (contract section 12). */
@@ -19,8 +18,24 @@ async function requireAdmin(people: PeopleRepository, storage: Storage, user: Au
 }
 
 /** An org's people and invitations, managed by its admins (contract section 12). */
-export function createOrgsService(storage: Storage, auth: AuthService) {
+export function createOrgsService(storage: Storage) {
   const people = createPeopleRepository(storage);
+
+  /** Runs fn in a transaction with the org's member `handle` (404 when there is none). */
+  function withMember<T>(orgId: number, handle: string, fn: (trx: Db, member: { id: number; handle: string; role: Role }) => Promise<T>): Promise<T> {
+    return storage.transaction(async (trx) => {
+      const found = await people.userByHandle(trx, handle);
+      const role = found === undefined ? undefined : await people.roleOf(trx, found.id, orgId);
+      if (found === undefined || role === undefined) throw notFound('member');
+      return fn(trx, { id: found.id, handle: found.handle, role });
+    });
+  }
+
+  /** 409 when `member` is the org's only admin; the admins' rows stay locked until the transaction ends. */
+  async function keepOneAdmin(trx: Db, orgId: number, member: { role: Role }, detail: string): Promise<void> {
+    const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin')).execute();
+    if (member.role === 'admin' && admins.length <= 1) throw conflict(detail);
+  }
 
   /** Creates an invitation; `by` null for the operator's CLI. */
   async function invite(by: number | null, orgId: number, base: string) {
@@ -66,29 +81,24 @@ export function createOrgsService(storage: Storage, auth: AuthService) {
      */
     async setRole(user: AuthenticatedUser, orgId: number, handle: string, role: Role) {
       await requireAdmin(people, storage, user, orgId);
-      return storage.transaction(async (trx) => {
-        const member = await people.userByHandle(trx, handle);
-        const current = member === undefined ? undefined : await people.roleOf(trx, member.id, orgId);
-        if (member === undefined || current === undefined) throw notFound('member');
-        const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin')).execute();
-        if (role === 'member' && current === 'admin' && admins.length <= 1) throw conflict('The org’s last admin stays admin; make another member admin first.');
-        if (role !== current) await people.setRole(trx, { userId: member.id, orgId, role });
+      return withMember(orgId, handle, async (trx, member) => {
+        if (role === 'member') await keepOneAdmin(trx, orgId, member, 'The org’s last admin stays admin; make another member admin first.');
+        if (role !== member.role) await people.setRole(trx, { userId: member.id, orgId, role });
         return { handle: member.handle, role };
       });
     },
 
     /**
      * Ends a membership: the member's tokens and browser sessions lose the org at once on
-     * every instance (the membership change is signalled to every token lookup and stream,
-     * as `focus users remove` does). The org's last admin stays.
+     * every instance (signalled to every token lookup and stream, as `focus users remove`
+     * does). The org's last admin stays, under the same lock as a role change.
      */
     async removeMember(user: AuthenticatedUser, orgId: number, handle: string) {
       await requireAdmin(people, storage, user, orgId);
-      const member = await people.userByHandle(storage.db, handle);
-      const role = member === undefined ? undefined : await people.roleOf(storage.db, member.id, orgId);
-      if (member === undefined || role === undefined) throw notFound('member');
-      if (role === 'admin' && (await people.adminCount(storage.db, orgId)) <= 1) throw conflict('The org’s last admin cannot be removed; make another member admin first.');
-      await auth.removeMembership(handle, orgId);
+      await withMember(orgId, handle, async (trx, member) => {
+        await keepOneAdmin(trx, orgId, member, 'The org’s last admin cannot be removed; make another member admin first.');
+        await people.removeMember(trx, { userId: member.id, orgId });
+      });
     },
   };
 }

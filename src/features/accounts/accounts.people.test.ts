@@ -113,5 +113,10 @@ describeEachDialect('people: roles, invitations, accounts, removal (contract sec
     expect(refused.status).toBe(409);
     expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
     expect((await last.patch(`/api/v1/orgs/1/members/${lastHandle}`, { role: 'admin' })).body.data.role).toBe('admin');
+    // Two admins removing each other at once: the same lock keeps one.
+    expect((await last.patch(`/api/v1/orgs/1/members/${lastHandle === 'boss' ? 'member' : 'boss'}`, { role: 'admin' })).status).toBe(200);
+    const removals = await Promise.all([boss.delete('/api/v1/orgs/1/members/member'), t.member.delete('/api/v1/orgs/1/members/boss')]);
+    expect(removals.filter((r) => r.status === 204)).toHaveLength(1);
+    expect((await t.storage.db.selectFrom('memberships').select('role').where('org_id', '=', 1).where('role', '=', 'admin').execute()).length).toBe(1);
   });
 });

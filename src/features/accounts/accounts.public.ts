@@ -19,7 +19,7 @@ export { INVITE_LIFETIME_MS } from './accounts.orgs.js';
 /** The services, and the auth plugin's options that make cookies and scopes work on every API route. */
 export function createAccounts(storage: Storage, auth: AuthService) {
   return {
-    orgs: createOrgsService(storage, auth),
+    orgs: createOrgsService(storage),
     signin: createSigninService(storage, auth),
     tokens: createTokensService(storage, auth),
     authOptions: { otherCredential: cookieCredential(auth), routeCheck: scopeCheck },
@@ -27,4 +27,4 @@ export function createAccounts(storage: Storage, auth: AuthService) {
 }
 
 /** What the CLI needs: invitations made by the operator. */
-export const createAccountsAdmin = (storage: Storage, auth: AuthService) => createOrgsService(storage, auth);
+export const createAccountsAdmin = (storage: Storage) => createOrgsService(storage);

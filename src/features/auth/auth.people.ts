@@ -55,6 +55,12 @@ function membershipStatements(changed: Changed) {
       await changed(db, `user:${q.userId}`);
     },
 
+    /** Ends the membership, signalled so that token lookups and streams drop the org at once. */
+    async removeMember(db: Db, q: { userId: number; orgId: number }): Promise<void> {
+      await db.deleteFrom('memberships').where('user_id', '=', q.userId).where('org_id', '=', q.orgId).execute();
+      await changed(db, `user:${q.userId}`);
+    },
+
     async orgExists(db: Db, orgId: number): Promise<boolean> {
       return (await db.selectFrom('orgs').select('id').where('id', '=', orgId).executeTakeFirst()) !== undefined;
     },
