@@ -53,9 +53,14 @@ export const SCOPES = ['sessions:read', 'sessions:write', 'tasks:read', 'tasks:w
 
 const enc = encodeURIComponent;
 
+/** Where single sign-on starts: a browser navigation to the provider, carrying an invitation's secret when there is one. */
+export const singleSignOnStart = (inviteSecret?: string) => `/auth/oidc/start${inviteSecret === undefined ? '' : `?invite=${enc(inviteSecret)}`}`;
+
 export const people = {
   login: (handle: string, password: string) => call<void>('POST', '/auth/login', { handle, password }),
   logout: () => call<void>('POST', '/auth/logout'),
+  /** Whether the server offers single sign-on (404 when it is not configured). */
+  singleSignOn: () => call<{ enabled: true }>('GET', '/auth/oidc').then(() => true, () => false),
   /** The invitation's secret travels in bodies only (the link carries it after `#`), never in a URL that logs keep. */
   previewInvite: (secret: string) => call<{ org_id: number; expires_at: string }>('POST', '/auth/invites/preview', { secret }),
   acceptInvite: (secret: string, body: { handle?: string; password?: string }) => call<{ handle: string; org_id: number }>('POST', '/auth/invites/accept', { secret, ...body }),
