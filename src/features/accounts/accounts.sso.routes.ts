@@ -35,11 +35,48 @@ function failed(request: FastifyRequest, reply: FastifyReply, error: unknown): F
   return reply.redirect(FAILED, 302);
 }
 
+const SCHEMAS = {
+  status: {
+    tags,
+    operationId: 'singleSignOnStatus',
+    summary: 'Whether single sign-on is offered',
+    description: '200 when the server is configured for an OpenID Connect provider, else 404: the sign-in page shows its link only then.',
+    security: [],
+    response: { 200: jsonResponse('Offered.', SsoStatus), ...problemResponses(404, 429, 503) },
+  },
+  start: {
+    tags,
+    operationId: 'startSingleSignOn',
+    summary: 'Leave for the provider (a browser navigation)',
+    description:
+      "302 to the provider's authorization endpoint (code flow, PKCE S256, state and nonce), with a short-lived cookie holding this browser's state. " +
+      'With `invite`, the account the provider vouches for accepts that invitation. When the provider cannot be reached: 302 to `/sign-in?error=sso`.',
+    security: [],
+    querystring: StartQuery,
+    response: { 302: redirect('To the provider, or back to the sign-in page.'), ...problemResponses(400, 404, 422, 429, 503) },
+  },
+  callback: {
+    tags,
+    operationId: 'finishSingleSignOn',
+    summary: 'Where the provider sends the browser back',
+    description:
+      'Checks the state against the browser’s cookie, exchanges the code (with the PKCE verifier), verifies the ID token (signature, issuer, audience, nonce) and needs a verified email. ' +
+      'The user an operator gave that email, or a new user through the invitation the attempt carried, is signed in (the same cookie as `POST /auth/login`) and sent to `/`. ' +
+      'Anything else: 302 to `/sign-in?error=sso`, nothing created, the reason only in the log.',
+    security: [],
+    response: { 302: redirect('To the web app, signed in; or back to the sign-in page.'), ...problemResponses(404, 429, 503) },
+  },
+} as const;
+
 /**
  * Single sign-on with an OpenID Connect provider (contract section 12). Without
  * OIDC_ISSUER and its client, every route answers 404 like any unknown path.
  */
 export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; signin: SigninService }> = async (app, { sso, signin }) => {
+  // Before validation too: an unconfigured server answers these paths exactly like unknown ones.
+  app.addHook('onRequest', async () => {
+    if (sso === undefined) throw notFound('route');
+  });
   const enabled = (): SsoClient => {
     if (sso === undefined) throw notFound('route');
     return sso;
@@ -47,14 +84,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; 
   app.get(
     PATH,
     {
-      schema: {
-        tags,
-        operationId: 'singleSignOnStatus',
-        summary: 'Whether single sign-on is offered',
-        description: '200 when the server is configured for an OpenID Connect provider, else 404: the sign-in page shows its link only then.',
-        security: [],
-        response: { 200: jsonResponse('Offered.', SsoStatus), ...problemResponses(404, 429, 503) },
-      },
+      schema: SCHEMAS.status,
     },
     async () => {
       enabled();
@@ -64,17 +94,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; 
   app.get(
     `${PATH}/start`,
     {
-      schema: {
-        tags,
-        operationId: 'startSingleSignOn',
-        summary: 'Leave for the provider (a browser navigation)',
-        description:
-          "302 to the provider's authorization endpoint (code flow, PKCE S256, state and nonce), with a short-lived cookie holding this browser's state. " +
-          'With `invite`, the account the provider vouches for accepts that invitation. When the provider cannot be reached: 302 to `/sign-in?error=sso`.',
-        security: [],
-        querystring: StartQuery,
-        response: { 302: redirect('To the provider, or back to the sign-in page.'), ...problemResponses(400, 404, 429, 503) },
-      },
+      schema: SCHEMAS.start,
     },
     async (request, reply) => {
       const client = enabled();
@@ -90,17 +110,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; 
   app.get(
     `${PATH}/callback`,
     {
-      schema: {
-        tags,
-        operationId: 'finishSingleSignOn',
-        summary: 'Where the provider sends the browser back',
-        description:
-          'Checks the state against the browser’s cookie, exchanges the code (with the PKCE verifier), verifies the ID token (signature, issuer, audience, nonce) and needs a verified email. ' +
-          'The user an operator gave that email, or a new user through the invitation the attempt carried, is signed in (the same cookie as `POST /auth/login`) and sent to `/`. ' +
-          'Anything else: 302 to `/sign-in?error=sso`, nothing created, the reason only in the log.',
-        security: [],
-        response: { 302: redirect('To the web app, signed in; or back to the sign-in page.'), ...problemResponses(404, 429, 503) },
-      },
+      schema: SCHEMAS.callback,
     },
     async (request, reply) => {
       const client = enabled();
