@@ -81,51 +81,33 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; 
     if (sso === undefined) throw notFound('route');
     return sso;
   };
-  app.get(
-    PATH,
-    {
-      schema: SCHEMAS.status,
-    },
-    async () => {
-      enabled();
-      return { data: { enabled: true as const } };
-    },
-  );
-  app.get(
-    `${PATH}/start`,
-    {
-      schema: SCHEMAS.start,
-    },
-    async (request, reply) => {
-      const client = enabled();
-      try {
-        const { url, state } = await client.start(`${webBase(request)}${PATH}/callback`, request.query.invite);
-        reply.header('set-cookie', attemptCookie(request, state, 600));
-        return await reply.redirect(url, 302);
-      } catch (error) {
-        return failed(request, reply, error);
-      }
-    },
-  );
-  app.get(
-    `${PATH}/callback`,
-    {
-      schema: SCHEMAS.callback,
-    },
-    async (request, reply) => {
-      const client = enabled();
-      try {
-        // The URL the provider redirected to, as registered (PUBLIC_URL may carry a path), with the query it added.
-        const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-        const identity = await client.finish(new URL(`${webBase(request)}${PATH}/callback${query}`), readCookie(request.headers.cookie, ATTEMPT_COOKIE));
-        const session = await signin.signInWithSso(identity);
-        if (session === undefined) return failed(request, reply, new Error('no user has this email, and no pending invitation came with it'));
-        reply.header('set-cookie', attemptCookie(request, '', 0));
-        setSessionCookie(request, reply, session);
-        return await reply.redirect('/', 302);
-      } catch (error) {
-        return failed(request, reply, error);
-      }
-    },
-  );
+  app.get(PATH, { schema: SCHEMAS.status }, async () => {
+    enabled();
+    return { data: { enabled: true as const } };
+  });
+  app.get(`${PATH}/start`, { schema: SCHEMAS.start }, async (request, reply) => {
+    const client = enabled();
+    try {
+      const { url, state } = await client.start(`${webBase(request)}${PATH}/callback`, request.query.invite);
+      reply.header('set-cookie', attemptCookie(request, state, 600));
+      return await reply.redirect(url, 302);
+    } catch (error) {
+      return failed(request, reply, error);
+    }
+  });
+  app.get(`${PATH}/callback`, { schema: SCHEMAS.callback }, async (request, reply) => {
+    const client = enabled();
+    try {
+      // The URL the provider redirected to, as registered (PUBLIC_URL may carry a path), with the query it added.
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      const identity = await client.finish(new URL(`${webBase(request)}${PATH}/callback${query}`), readCookie(request.headers.cookie, ATTEMPT_COOKIE));
+      const session = await signin.signInWithSso(identity);
+      if (session === undefined) return failed(request, reply, new Error('no user has this email, and no pending invitation came with it'));
+      reply.header('set-cookie', attemptCookie(request, '', 0));
+      setSessionCookie(request, reply, session);
+      return await reply.redirect('/', 302);
+    } catch (error) {
+      return failed(request, reply, error);
+    }
+  });
 };
