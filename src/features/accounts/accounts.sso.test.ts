@@ -133,6 +133,10 @@ describeEachDialect('single sign-on with a real OpenID Connect provider (contrac
     expect(row).toEqual({ email: 'new.comer+x@example.org', password_hash: null });
     // The link worked once: a stranger bringing it later is refused.
     refused(await signOn('p-stranger', { query: `?invite=${encodeURIComponent(secret)}` }));
+    // A known user bringing an invitation joins its org too.
+    const another = await createAccountsAdmin(t.storage, t.admin).inviteFromCli(7, origin);
+    const ann = await signOn('p-ann', { query: `?invite=${encodeURIComponent(secretOf((another as { url: string }).url))}` });
+    expect((await me(ann.session)).body.data).toMatchObject({ handle: 'ann', org_ids: [1, 7] });
   });
 });
 
