@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config/config.js';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
-import { accountsRoutes, createAccounts, signinRoutes } from '../features/accounts/accounts.public.js';
+import { type SsoSettings, accountsRoutes, createAccounts, signinRoutes, ssoRoutes } from '../features/accounts/accounts.public.js';
 import { authPlugin } from '../features/auth/auth.plugin.js';
 import { createOAuthService, deviceRoutes, oauthRoutes } from '../features/oauth/oauth.public.js';
 import { blockerRoutes } from '../features/blocker/blocker.routes.js';
@@ -90,6 +90,12 @@ function serverOptions(config: Config, logger: AppOptions['logger']): FastifyHtt
   };
 }
 
+/** Single sign-on's settings, when OIDC_ISSUER and its client are configured (loadConfig wants all three or none). */
+function ssoSettings(config: Config): SsoSettings | undefined {
+  const { oidcIssuer: issuer, oidcClientId: clientId, oidcClientSecret: clientSecret } = config;
+  return issuer === null || clientId === null || clientSecret === null ? undefined : { issuer, clientId, clientSecret };
+}
+
 /** The service: app-wide plugins first (each declares what it needs), then the routes. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
@@ -100,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });
   const { storage } = app;
   const auth = createAuthService(storage);
-  const accounts = createAccounts(storage, auth);
+  const accounts = createAccounts(storage, auth, ssoSettings(config));
   await app.register(drainPlugin);
   await app.register(errorsPlugin);
   await app.register(requestIdPlugin);
@@ -133,6 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(problemsRoutes);
   await app.register(webappPlugin);
   await app.register(signinRoutes, { signin: accounts.signin, auth });
+  await app.register(ssoRoutes, { sso: accounts.sso, signin: accounts.signin });
   const oauth = createOAuthService(storage, auth);
   await app.register(oauthRoutes, { oauth });
   const calendar = createCalendarService(storage, sessions, { publicUrl: config.publicUrl });

@@ -122,6 +122,17 @@ function addUsers(program: Command): void {
     .addHelpText('after', prints('{"handle":"alice","disabled":false}'))
     .action(async (handle: string) => print(await withAdmin((admin) => admin.setDisabled(handle, false))));
   users
+    .command('email')
+    .description('set the email single sign-on (OIDC_ISSUER) matches the user by, once the provider has verified it; --clear removes it')
+    .argument('<handle>', 'the user')
+    .argument('[address]', 'their email address (lower-cased)')
+    .option('--clear', 'remove the email: single sign-on no longer finds the user')
+    .addHelpText('after', prints('{"handle":"alice","email":"alice@example.com"|null}'))
+    .action(async (handle: string, address: string | undefined, options: { clear?: boolean }) => {
+      if ((address === undefined) !== (options.clear === true)) throw new AdminInputError('give an address or --clear, not both or neither');
+      print(await withAdmin((admin) => admin.setEmail(handle, address ?? null)));
+    });
+  users
     .command('remove')
     .description("remove a user from an org: their tokens, streams, webhooks and feeds no longer carry that org's sessions")
     .argument('<handle>', 'the member to remove')

@@ -32,6 +32,9 @@ describe('loadConfig', () => {
       statementTimeoutMs: 10000,
       trustProxy: false,
       publicUrl: null,
+      oidcIssuer: null,
+      oidcClientId: null,
+      oidcClientSecret: null,
       headersTimeoutMs: 30000,
       bodyTimeoutMs: 30000,
       webhookAllowPrivate: false,
@@ -68,6 +71,14 @@ describe('loadConfig', () => {
     expect(refusal({ PORT: 'x', LOG_LEVEL: 'x', DB_POOL_SIZE: '99999999999999999999' })).toBe(
       'invalid configuration: PORT (0–65535), LOG_LEVEL (fatal|error|warn|info|debug|trace|silent), DB_POOL_SIZE (1–1000)',
     );
+  });
+
+  it('takes single sign-on as all three OIDC variables or none; an http issuer only on a loopback host', () => {
+    const sso = { OIDC_ISSUER: 'https://id.example.com/realms/x', OIDC_CLIENT_ID: 'focus', OIDC_CLIENT_SECRET: 's3cret' };
+    expect(loadConfig(sso)).toMatchObject({ oidcIssuer: 'https://id.example.com/realms/x', oidcClientId: 'focus', oidcClientSecret: 's3cret' });
+    expect(loadConfig({ ...sso, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidcIssuer).toBe('http://127.0.0.1:9000');
+    expect(refusal({ ...sso, OIDC_ISSUER: 'http://id.example.com' })).toBe('invalid configuration: OIDC_ISSUER (an https URL (http only for a loopback host))');
+    expect(refusal({ ...sso, OIDC_CLIENT_SECRET: '' })).toBe('invalid configuration: OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET are set together or not at all');
   });
 
   it('reads TRUST_PROXY as off, a hop count, or proxy addresses', () => {

@@ -22,6 +22,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     config[key] = value;
   }
   if (bad.length > 0) throw new ConfigError(`invalid configuration: ${bad.join(', ')}`);
+  const sso = [VARIABLES.oidcIssuer, VARIABLES.oidcClientId, VARIABLES.oidcClientSecret];
+  const set = sso.filter((v) => env[v.name] !== undefined && env[v.name] !== '');
+  if (set.length !== 0 && set.length !== sso.length) throw new ConfigError(`invalid configuration: ${sso.map((v) => v.name).join(', ')} are set together or not at all`);
   return config as Config;
 }
 

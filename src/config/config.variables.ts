@@ -63,6 +63,14 @@ function databaseUrl(raw: string | undefined): string | undefined {
   return `sqlite:${resolve(PACKAGE_ROOT, path)}`;
 }
 
+/** An issuer: https, or http to a loopback host (a provider on the same machine, as in tests). */
+function oidcIssuer(raw: string): string | undefined {
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback) ? raw : undefined;
+}
+
 export const VARIABLES = {
   databaseUrl: variable({
     name: 'DATABASE_URL',
@@ -164,6 +172,24 @@ export const VARIABLES = {
       if (!/^https?:$/.test(url.protocol) || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') return undefined;
       return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
     },
+  }),
+  oidcIssuer: variable<string | null>({
+    name: 'OIDC_ISSUER',
+    accepts: 'an https URL (http only for a loopback host)',
+    description:
+      'Single sign-on with an OpenID Connect provider: its issuer URL (discovery reads `<issuer>/.well-known/openid-configuration` once per process). ' +
+      'Set together with `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET`; the client’s redirect URI is `<PUBLIC_URL>/auth/oidc/callback`. Unset: no single sign-on',
+    parse: (raw) => (raw === undefined ? null : oidcIssuer(raw)),
+  }),
+  oidcClientId: variable<string | null>({
+    name: 'OIDC_CLIENT_ID',
+    description: 'The client id Focus has at the `OIDC_ISSUER` provider',
+    parse: (raw) => raw ?? null,
+  }),
+  oidcClientSecret: variable<string | null>({
+    name: 'OIDC_CLIENT_SECRET',
+    description: 'That client’s secret (sent with HTTP Basic authentication to the token endpoint)',
+    parse: (raw) => raw ?? null,
   }),
   headersTimeoutMs: variable({
     name: 'HEADERS_TIMEOUT_MS',

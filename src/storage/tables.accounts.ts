@@ -36,3 +36,15 @@ export interface DeviceCodesTable {
   /** Seconds a client must wait between polls; grows by 5 with every `slow_down`. */
   interval_s: number;
 }
+
+/** A single sign-on attempt in flight, by the SHA-256 of its state; used once, within 10 minutes. */
+export interface OidcLoginsTable {
+  state_hash: string;
+  /** The PKCE verifier the token request proves the code with. */
+  code_verifier: string;
+  /** What the ID token's `nonce` must be. */
+  nonce: string;
+  /** The SHA-256 of the invitation secret it carries, if any. */
+  invite_hash: string | null;
+  expires_at: Instant;
+}

@@ -15,7 +15,7 @@ import type {
   WebsiteBlocker,
   WeekPosition,
 } from '../domain/vocabulary.js';
-import type { DeviceCodesTable, InvitesTable } from './tables.accounts.js';
+import type { DeviceCodesTable, InvitesTable, OidcLoginsTable } from './tables.accounts.js';
 import type { WebhookDeliveriesTable, WebhookPayloadsTable, WebhookStateTable, WebhookTriggersTable, WebhooksTable } from './tables.webhooks.js';
 
 export type * from './tables.webhooks.js';
@@ -257,6 +257,7 @@ export interface Database {
   webhook_triggers: WebhookTriggersTable;
   invites: InvitesTable;
   device_codes: DeviceCodesTable;
+  oidc_logins: OidcLoginsTable;
 }
 
 export type SessionRow = Selectable<SessionsTable>;

@@ -158,6 +158,15 @@ describeEachDialect('npx focus', (dialect) => {
     expect(Date.parse(long.expires_at) - Date.now()).toBeGreaterThan(1_999_999 * 86_400_000);
   }, 90_000);
 
+  it('users email sets the address single sign-on matches (lower-cased), one user per address; --clear removes it', async () => {
+    expect(json(await focus(env, 'users', 'email', 'alice', 'Alice@Example.com'))).toEqual({ handle: 'alice', email: 'alice@example.com' });
+    expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob', 'alice@example.COM'), /alice already has the email alice@example\.com/);
+    expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob', 'not-an-address'), /not an email address: not-an-address/);
+    expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob'), /give an address or --clear/);
+    expect(json(await focusBin(env, 'users', 'email', 'alice', '--clear'))).toEqual({ handle: 'alice', email: null });
+    expect(json(await focusBin(env, 'users', 'email', 'bob', 'alice@example.com'))).toEqual({ handle: 'bob', email: 'alice@example.com' });
+  }, 90_000);
+
   it('every bad argument gets its own clear message, and nothing is written', async () => {
     const before = json(await focusBin(env, 'tokens', 'list')) as { data: unknown[] };
     const usersBefore = json(await focusBin(env, 'users', 'list'));

@@ -16,9 +16,14 @@ export const SCOPES: Schemas['CreateTokenBody']['scopes'] = ['sessions:read', 's
 
 const org = (id: number) => ({ params: { path: { id } } });
 
+/** Where single sign-on starts: a browser navigation to the provider, carrying an invitation's secret when there is one. */
+export const singleSignOnStart = (inviteSecret?: string) => `/auth/oidc/start${inviteSecret === undefined ? '' : `?invite=${encodeURIComponent(inviteSecret)}`}`;
+
 export const people = {
   login: async (handle: string, password: string) => done(await api.POST('/auth/login', { body: { handle, password } })),
   logout: async () => done(await api.POST('/auth/logout')),
+  /** Whether the server offers single sign-on (404 when it is not configured). */
+  singleSignOn: async () => (await api.GET('/auth/oidc')).response.ok,
   /** The invitation's secret travels in bodies only (the link carries it after `#`), never in a URL that logs keep. */
   previewInvite: async (secret: string) => must(await api.POST('/auth/invites/preview', { body: { secret } })),
   acceptInvite: async (secret: string, body: { handle?: string; password?: string }) =>

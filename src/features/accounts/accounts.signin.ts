@@ -1,17 +1,38 @@
-import type { Storage } from '../../storage/database.js';
+import { randomBytes } from 'node:crypto';
+import type { Db, Storage } from '../../storage/database.js';
 import { notFound, rateLimited, signInFailed, validationFailed } from '../../toolkit/errors.js';
 import type { FieldError } from '../../toolkit/errors.js';
 import { type AuthenticatedUser, isHandle } from '../auth/auth.caller.js';
-import { createPeopleRepository } from '../auth/auth.people.js';
+import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
 import { type AuthService, SESSION_LIFETIME_MS } from '../auth/auth.service.js';
 import { PASSWORD_MAX, PASSWORD_MIN, checkPassword, hashPassword } from './accounts.passwords.js';
 import { hashSecret, inviteStatus, invitesRepository } from './accounts.repository.js';
+import { type SsoIdentity, SsoRefused } from './accounts.sso.js';
 import { type LoginThrottle, createLoginThrottle } from './accounts.throttle.js';
 
 export interface AcceptBody {
   secret: string;
   handle?: string;
   password?: string;
+}
+
+function newAccountErrors(body: AcceptBody): FieldError[] {
+  const errors: FieldError[] = [];
+  if (body.handle === undefined || !isHandle(body.handle)) errors.push({ path: '/handle', message: 'must be 1–64 characters of a-z 0-9 . _ -' });
+  const length = body.password === undefined ? 0 : [...body.password].length;
+  if (length < PASSWORD_MIN || length > PASSWORD_MAX) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
+  return errors;
+}
+
+/** A user for a verified email, without a password: the handle is the address's local part, numbered when taken. */
+async function createSsoUser(people: PeopleRepository, db: Db, email: string, now: string): Promise<number> {
+  const local = email.slice(0, email.lastIndexOf('@')).replace(/[^a-z0-9._-]/g, '').slice(0, 56);
+  const base = isHandle(local) ? local : 'user';
+  for (let n = 1; ; n += 1) {
+    const handle = n === 1 ? base : `${base}-${n < 10 ? n : randomBytes(3).toString('hex')}`;
+    const id = await people.createUser(db, { handle, passwordHash: null, now, email });
+    if (id !== undefined) return id;
+  }
 }
 
 /** Sign-in, sign-out and accepting invitations: what makes and ends browser sessions (contract section 12). */
@@ -21,14 +42,6 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
   /** A new browser session for the user: a fresh value at every sign-in, so a value planted before it is worth nothing (no fixation). */
   const newSession = (userId: number) =>
     auth.issueCredential({ userId, kind: 'session', name: null, scopes: null, expiresAt: new Date(Date.now() + SESSION_LIFETIME_MS).toISOString() });
-
-  function newAccountErrors(body: AcceptBody): FieldError[] {
-    const errors: FieldError[] = [];
-    if (body.handle === undefined || !isHandle(body.handle)) errors.push({ path: '/handle', message: 'must be 1–64 characters of a-z 0-9 . _ -' });
-    const length = body.password === undefined ? 0 : [...body.password].length;
-    if (length < PASSWORD_MIN || length > PASSWORD_MAX) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
-    return errors;
-  }
 
   /** A pending invitation by its secret; any other (unknown, used, revoked, expired) is one 404. */
   async function pendingInvite(secret: string) {
@@ -60,6 +73,33 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
       const credential = user?.credential;
       if (user === undefined || credential?.kind !== 'session') return;
       await people.revokeCredential(storage.db, { userId: user.id, id: credential.id, kinds: ['session'], at: new Date().toISOString() });
+    },
+
+    /**
+     * Single sign-on's last step (the provider vouched for `email`): the user an operator gave
+     * that email, or, with a pending invitation, a new user made from it, who joins the org.
+     * A known user who brings an invitation joins its org too. Anyone else: undefined, and
+     * nothing is created. Returns a new session's value.
+     */
+    async signInWithSso(identity: SsoIdentity): Promise<string | undefined> {
+      const now = new Date().toISOString();
+      const user = await people.userByEmail(storage.db, identity.email);
+      const invite = identity.inviteHash === null ? undefined : await invitesRepository.byHash(storage.db, identity.inviteHash);
+      const pending = invite !== undefined && inviteStatus(invite, now) === 'pending' ? invite : undefined;
+      if (user !== undefined && user.disabled_at !== null) return undefined;
+      if (user === undefined && pending === undefined) return undefined;
+      const userId = await storage.transaction(async (trx) => {
+        const id = user?.id ?? (await createSsoUser(people, trx, identity.email, now));
+        if (pending === undefined) return id;
+        if (await invitesRepository.use(trx, { id: pending.id, userId: id, now })) {
+          await people.addMember(trx, { userId: id, orgId: pending.org_id, role: 'member', now });
+        } else if (user === undefined) {
+          // Used by someone else meanwhile: the new user goes with the rolled-back transaction.
+          throw new SsoRefused('the invitation was used meanwhile');
+        }
+        return id;
+      });
+      return (await newSession(userId)).token;
     },
 
     /** What an invitation is for, before accepting it. */

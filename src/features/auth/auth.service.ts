@@ -202,6 +202,20 @@ function userAdministration(storage: Storage, repo: AuthRepository) {
       return { handle, org_ids: await repo.orgIdsOf(storage.db, user.id) };
     },
 
+    /**
+     * Sets (or, with null, clears) the email single sign-on matches the user by: the operator
+     * vouches that it is theirs, since whoever the provider verifies for it signs in as them.
+     */
+    async setEmail(handle: string, email: string | null) {
+      const user = await existingUser(storage, repo, handle);
+      const address = email?.trim().toLowerCase() ?? null;
+      if (address !== null && (address.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(address))) throw new AdminInputError(`not an email address: ${email}`);
+      const holder = address === null ? undefined : await people.userByEmail(storage.db, address);
+      if (holder !== undefined && holder.id !== user.id) throw new AdminInputError(`${holder.handle} already has the email ${address}`);
+      await people.setEmail(storage.db, { userId: user.id, email: address });
+      return { handle, email: address };
+    },
+
     countUsers: () => repo.countUsers(storage.db),
   };
 }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { people } from '../api.people.js';
+import { people, singleSignOnStart } from '../api.people.js';
 import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
 import { Notice, useAction, useLoad } from '../ui.js';
@@ -14,6 +14,7 @@ export function Invite({ secret }: { secret: string }) {
   const [password, setPassword] = useState('');
   const { busy, message, run } = useAction();
   const preview = useLoad(() => people.previewInvite(secret), `invite ${secret}`);
+  const sso = useLoad(() => people.singleSignOn(), 'sso');
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -62,6 +63,15 @@ export function Invite({ secret }: { secret: string }) {
         </button>
         <Notice message={message} />
       </form>
+      {!me && sso.data === true && (
+        <p>
+          Or{' '}
+          <a href={singleSignOnStart(secret)} data-external>
+            accept with single sign-on
+          </a>{' '}
+          (your handle comes from your email address).
+        </p>
+      )}
     </div>
   );
 }

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
-import { people } from '../api.people.js';
+import { people, singleSignOnStart } from '../api.people.js';
 import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
-import { Notice, useAction } from '../ui.js';
+import { Notice, useAction, useLoad } from '../ui.js';
 
 /** Only app paths are followed after signing in, never another site. */
 export function nextPath(): string {
@@ -16,6 +16,8 @@ export function SignIn() {
   const [handle, setHandle] = useState('');
   const [password, setPassword] = useState('');
   const { busy, message, run } = useAction();
+  const sso = useLoad(() => people.singleSignOn(), 'sso');
+  const ssoFailed = new URL(window.location.href).searchParams.get('error') === 'sso';
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -34,6 +36,11 @@ export function SignIn() {
     <div class="narrow">
       <h1 tabIndex={-1}>Sign in to Focus</h1>
       {me && <p>You are signed in as {me.handle}.</p>}
+      {ssoFailed && (
+        <p role="alert" class="notice error">
+          Single sign-on did not sign you in: your account may not be set up for it. Ask an admin of your team.
+        </p>
+      )}
       <form onSubmit={submit} class="stack">
         <label for="handle">Handle</label>
         <input id="handle" name="username" autoComplete="username" autoCapitalize="none" spellcheck={false} required value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
@@ -44,6 +51,13 @@ export function SignIn() {
         </button>
         <Notice message={message} />
       </form>
+      {sso.data === true && (
+        <p>
+          <a href={singleSignOnStart()} data-external>
+            Sign in with single sign-on
+          </a>
+        </p>
+      )}
       <p class="hint">No account yet? Ask an admin of your team for an invitation link.</p>
     </div>
   );
