@@ -957,7 +957,8 @@ function checkGoals({ outcomes, plans, statementCosts, dialect, interleaved, ide
       dialect === 'sqlite' && alone !== undefined
         ? `; its ${alone.statements} statements alone take ${alone.ms.toFixed(2)} ms: at most ${(1000 / alone.ms).toFixed(0)} req/s = ${(1000 / alone.ms / (o.reqPerSec / o.ratio.value)).toFixed(2)}×`
         : '';
-    goals.push({ goal: `${o.name} ≥ 0.5× ${TASKS_50}`, ok: o.ratio.value >= 0.5, detail: `${o.ratio.value.toFixed(2)}× (${o.reqPerSec.toFixed(0)} req/s)${ceiling}` });
+    // Retired by issue 36 (a page of 50 sessions is ~4× the bytes of 50 tasks): reported only; the listing goals are bench/issue36.ts'.
+    goals.push({ goal: `${o.name} vs ${TASKS_50}`, ok: null, detail: `${o.ratio.value.toFixed(2)}× (${o.reqPerSec.toFixed(0)} req/s)${ceiling}` });
   }
   const kb = (bytes: number | undefined) => (bytes === undefined ? '?' : (bytes / 1024).toFixed(0));
   const p99Of = (o: Outcome | undefined) => (o === undefined ? '?' : o.saturated ? `> ${o.duration * 1000}` : String(o.p99));
