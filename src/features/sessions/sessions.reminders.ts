@@ -47,15 +47,23 @@ function startRanges(offsets: readonly number[], fromMs: number, toMs: number): 
 
 type Starting = IndexedInstant & { reminders: JsonText<number[]> | null };
 
-/** Occurrences of the index starting in any of the ranges, with their session's own reminders: one statement. */
-function startingIn(ctx: SessionsContext, ranges: readonly [string, string][]): Promise<Starting[]> {
-  return ctx.storage.db
-    .selectFrom('session_occurrences as o')
-    .innerJoin('sessions as s', 's.id', 'o.session_id')
-    .select(['o.session_id', 'o.occurrence_date', 'o.starts_at', 'o.ends_at', 'o.org_id', 'o.created_by', 's.reminders'])
-    .where((eb) => eb.or(ranges.map(([a, b]) => eb.and([eb('o.starts_at', '>', a), eb('o.starts_at', '<=', b)]))))
-    .orderBy('o.starts_at')
-    .execute();
+/** Ranges one statement asks for: offsets in use across all users may be many, and SQLite bounds an expression's depth. */
+const RANGES_PER_STATEMENT = 100;
+
+/** Occurrences of the index starting in any of the ranges, with their session's own reminders: one statement per 100 ranges. */
+async function startingIn(ctx: SessionsContext, ranges: readonly [string, string][]): Promise<Starting[]> {
+  const chunks = Array.from({ length: Math.ceil(ranges.length / RANGES_PER_STATEMENT) }, (_, i) => ranges.slice(i * RANGES_PER_STATEMENT, (i + 1) * RANGES_PER_STATEMENT));
+  const found = await Promise.all(
+    chunks.map((chunk) =>
+      ctx.storage.db
+        .selectFrom('session_occurrences as o')
+        .innerJoin('sessions as s', 's.id', 'o.session_id')
+        .select(['o.session_id', 'o.occurrence_date', 'o.starts_at', 'o.ends_at', 'o.org_id', 'o.created_by', 's.reminders'])
+        .where((eb) => eb.or(chunk.map(([a, b]) => eb.and([eb('o.starts_at', '>', a), eb('o.starts_at', '<=', b)]))))
+        .execute(),
+    ),
+  );
+  return found.flat();
 }
 
 /**

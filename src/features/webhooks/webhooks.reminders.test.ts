@@ -45,6 +45,9 @@ describeEachDialect('webhooks: reminders', (dialect) => {
     // None at all.
     const none = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 50 * minute), { reminders: [] }))).body.data;
     for (const s of [home, own, none]) expect((await bob.post(`/api/v1/sessions/${s.id}/join`)).status).toBe(200);
+    // Many offsets in use across the instance (other people's), none adjacent: many ranges to ask for, in bounded statements.
+    const others = Array.from({ length: 1_100 }, (_, i) => ({ handle: `other${i}`, created_at: new Date().toISOString(), reminders: JSON.stringify([7 + 2 * i]) }));
+    await t.storage.db.insertInto('users').values(others as never).execute();
     await t.storage.db.updateTable('webhook_state').set({ instant: new Date(base - 150 * minute).toISOString() }).where('name', '=', 'clock').execute();
 
     await t.start();
