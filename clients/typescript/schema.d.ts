@@ -275,11 +275,11 @@ export interface paths {
         };
         /**
          * Who the token belongs to
-         * @description The handle, organizations and home time zone of the user whose bearer token authenticated this request.
+         * @description The handle, organizations, home time zone and reminders of the user whose bearer token authenticated this request.
          */
         get: operations["getMe"];
         /**
-         * Change your home time zone
+         * Change your home time zone and reminders
          * @description Sessions you create without `timezone` take place in your home time zone; sessions you already created keep theirs. An unknown zone is 422. `handle` and `org_ids` are the administrator’s to change (`npx focus users add`).
          */
         put: operations["updateMe"];
@@ -990,8 +990,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live events: changes, and sessions starting and ending
-         * @description Server-sent events (`Accept: text/event-stream`): what `GET /changes` would list, pushed as it commits on any instance (within about a second), one `event: change` per entry with `id` = the cursor after it; and `event: session.started` / `session.ended` as each occurrence of a session you created, collaborate on or joined starts and ends. A `:` comment line comes at least every 15 s. Resumes after `Last-Event-ID` (or `cursor`: a `next_cursor` of `GET /changes` once its full sync is done); without either it starts with what changes from now on. At most 5 streams per token (429 `too-many-streams`). The stream ends when the server shuts down or the token is revoked; reconnect with `Last-Event-ID`.
+         * Live events: changes, reminders, and sessions starting and ending
+         * @description Server-sent events (`Accept: text/event-stream`): what `GET /changes` would list, pushed as it commits on any instance (within about a second), one `event: change` per entry with `id` = the cursor after it; and `event: session.started` / `session.ended` as each occurrence of a session you created, collaborate on or joined starts and ends, and `event: session.starting` (with `minutes_before`) at each of its reminders (the session’s `reminders`, or when null yours, `GET /me`). A `:` comment line comes at least every 15 s. Resumes after `Last-Event-ID` (or `cursor`: a `next_cursor` of `GET /changes` once its full sync is done); without either it starts with what changes from now on. At most 5 streams per token (429 `too-many-streams`). The stream ends when the server shuts down or the token is revoked; reconnect with `Last-Event-ID`.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -1094,7 +1094,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * An occurrence starts in 5 minutes
+         * A reminder: an occurrence starts in `minutes_before` minutes
          * @description Sent to each of your webhooks subscribed to `session.starting`. Answer 2xx within 10 s; anything else (a redirect included) is retried after about 5 s, 20 s, 2 min, 10 min, 1 h, 6 h and 24 h, then the delivery is marked failed. Events may arrive out of order and, rarely, twice: order by `timestamp`, de-duplicate on `webhook-id`.
          */
         post: operations["webhookSessionStarting"];
@@ -1460,12 +1460,15 @@ export interface components {
             };
         };
         /**
-         * @description A `text/event-stream` (server-sent events) that stays open. `event: change`: `data` is a `ChangeEntry` (JSON), `id` the cursor after it. `event: session.started` / `session.ended`: `data` is a `SessionTimeEvent`, no `id`. Lines starting with `:` are keep-alive comments.
+         * @description A `text/event-stream` (server-sent events) that stays open. `event: change`: `data` is a `ChangeEntry` (JSON), `id` the cursor after it. `event: session.starting` (one per reminder) / `session.started` / `session.ended`: `data` is a `SessionTimeEvent`, no `id`. Lines starting with `:` are keep-alive comments.
          * @example retry: 2000
          *
          *     event: change
          *     id: WzQzLDIsIiIsMCwxNzY0NTc2MDAwMDAwXQ
          *     data: {"type":"task","id":"12","deleted":true,"record":null,"changed_at":"2026-12-01T08:00:00.000Z"}
+         *
+         *     event: session.starting
+         *     data: {"session_id":7,"occurrence_date":"2026-12-01","starts_at":"2026-12-01T08:00:00.000Z","ends_at":"2026-12-01T08:50:00.000Z","minutes_before":5}
          *
          *     event: session.started
          *     data: {"session_id":7,"occurrence_date":"2026-12-01","starts_at":"2026-12-01T08:00:00.000Z","ends_at":"2026-12-01T08:50:00.000Z"}
@@ -1544,7 +1547,10 @@ export interface components {
          *         1,
          *         2
          *       ],
-         *       "timezone": "Europe/Berlin"
+         *       "timezone": "Europe/Berlin",
+         *       "reminders": [
+         *         5
+         *       ]
          *     }
          */
         Me: {
@@ -1557,6 +1563,17 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description Minutes before a session you are involved in starts at which you get a `session.starting` event (event stream and webhooks), one per offset; at most 5 distinct, 0–10,080 each; `[]`: none. Default `[5]`. A session with its own `reminders` uses those instead.
+             * @example [
+             *       5
+             *     ]
+             * @example [
+             *       10,
+             *       60
+             *     ]
+             */
+            reminders: number[];
         };
         /** @description The user the token belongs to. */
         MeEnvelope: {
@@ -1592,9 +1609,16 @@ export interface components {
             role: "admin" | "member";
         };
         /**
-         * @description Changes your home time zone. Sessions you already created keep theirs: none of them moves. Read-only fields sent anyway are ignored: `handle`, `org_ids`.
+         * @description Changes your home time zone (sessions you already created keep theirs: none of them moves) and, when sent, your reminders. Read-only fields sent anyway are ignored: `handle`, `org_ids`.
          * @example {
          *       "timezone": "Europe/Berlin"
+         *     }
+         * @example {
+         *       "timezone": "Europe/Berlin",
+         *       "reminders": [
+         *         10,
+         *         60
+         *       ]
          *     }
          */
         MeUpdate: {
@@ -1603,6 +1627,17 @@ export interface components {
              * @example Europe/Berlin
              */
             timezone: string;
+            /**
+             * @description Minutes before a session you are involved in starts at which you get a `session.starting` event (event stream and webhooks), one per offset; at most 5 distinct, 0–10,080 each; `[]`: none. Default `[5]`. A session with its own `reminders` uses those instead.
+             * @example [
+             *       5
+             *     ]
+             * @example [
+             *       10,
+             *       60
+             *     ]
+             */
+            reminders?: number[];
         };
         /**
          * @description What a blocking client enforces right now, over the sessions you created, collaborate on or joined.
@@ -1633,6 +1668,7 @@ export interface components {
          *           "recurring_month_week_pos": null,
          *           "recurring_month_week_day": null,
          *           "fallback_option": 0,
+         *           "reminders": null,
          *           "created_by": "alice",
          *           "created_at": "2026-12-01T08:00:00.000Z",
          *           "updated_at": "2026-12-01T08:00:00.000Z",
@@ -1844,6 +1880,7 @@ export interface components {
          *       "recurring_month_week_pos": null,
          *       "recurring_month_week_day": null,
          *       "fallback_option": 0,
+         *       "reminders": null,
          *       "created_by": "alice",
          *       "created_at": "2026-12-01T08:00:00.000Z",
          *       "updated_at": "2026-12-01T08:00:00.000Z",
@@ -1902,6 +1939,8 @@ export interface components {
             recurring_month_week_day: number | null;
             /** @enum {integer} */
             fallback_option: 0 | 1;
+            /** @description Minutes before each occurrence starts at which everyone involved (host, collaborators, participants) gets `session.starting`: at most 5 distinct, 0–10,080 each. null: each person’s own (`GET /me` `reminders`). */
+            reminders: number[] | null;
             /** @description Handle of the creator (the host). */
             readonly created_by: string;
             /** Format: date-time */
@@ -2054,6 +2093,8 @@ export interface components {
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
+            /** @description Minutes before each occurrence starts at which everyone involved (host, collaborators, participants) gets `session.starting`: at most 5 distinct, 0–10,080 each. null: each person’s own (`GET /me` `reminders`). Default: `null`. */
+            reminders?: number[] | null;
         };
         /** @description One session. */
         SessionEnvelope: {
@@ -2164,6 +2205,8 @@ export interface components {
              * @enum {integer}
              */
             fallback_option?: 0 | 1;
+            /** @description Minutes before each occurrence starts at which everyone involved (host, collaborators, participants) gets `session.starting`: at most 5 distinct, 0–10,080 each. null: each person’s own (`GET /me` `reminders`). Default: `null`. */
+            reminders?: number[] | null;
         };
         /** @description Single sign-on is offered. */
         SingleSignOn: {
@@ -2619,6 +2662,7 @@ export interface components {
          *         "recurring_month_week_pos": null,
          *         "recurring_month_week_day": null,
          *         "fallback_option": 0,
+         *         "reminders": null,
          *         "created_by": "alice",
          *         "created_at": "2026-12-01T08:00:00.000Z",
          *         "updated_at": "2026-12-01T08:00:00.000Z",
@@ -2677,6 +2721,7 @@ export interface components {
          *           "recurring_month_week_pos": null,
          *           "recurring_month_week_day": null,
          *           "fallback_option": 0,
+         *           "reminders": null,
          *           "created_by": "alice",
          *           "created_at": "2026-12-01T08:00:00.000Z",
          *           "updated_at": "2026-12-01T08:00:00.000Z",
@@ -2721,7 +2766,7 @@ export interface components {
             };
         };
         /**
-         * @description An occurrence of a session you created, collaborate on or joined is 5 minutes from starting, started or ended; `data` is that occurrence.
+         * @description A reminder: an occurrence of a session you created, collaborate on or joined starts in `minutes_before` minutes; one event per offset of the session’s `reminders` (or, when null, of yours, `GET /me`). `data` is that occurrence.
          * @example {
          *       "type": "session.starting",
          *       "timestamp": "2026-12-01T08:00:00.000Z",
@@ -2750,6 +2795,138 @@ export interface components {
          *         "recurring_month_week_pos": null,
          *         "recurring_month_week_day": null,
          *         "fallback_option": 0,
+         *         "reminders": null,
+         *         "created_by": "alice",
+         *         "created_at": "2026-12-01T08:00:00.000Z",
+         *         "updated_at": "2026-12-01T08:00:00.000Z",
+         *         "starts_at": "2026-12-01T08:00:00.000Z",
+         *         "ends_at": "2026-12-01T08:50:00.000Z",
+         *         "rrule": null,
+         *         "participants_count": 1,
+         *         "phase": "upcoming",
+         *         "minutes_before": 5
+         *       }
+         *     }
+         */
+        WebhookSessionStartingEvent: {
+            /**
+             * @description The event type.
+             * @enum {string}
+             */
+            type: "session.starting";
+            /**
+             * Format: date-time
+             * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
+             */
+            timestamp: string;
+            data: {
+                readonly id: number;
+                org_id: number;
+                name: string;
+                /** @enum {string} */
+                type: "drop-in" | "standard";
+                /** @description Minutes. */
+                duration: number;
+                /** Format: date */
+                schedule: string;
+                /** @description `h:mm AM`. */
+                time: string;
+                /** @description IANA time zone. */
+                timezone: string;
+                is_public: boolean;
+                collaborator: string[];
+                /**
+                 * @description For an occurrence of a series: `completed` once its host completed it.
+                 * @enum {string}
+                 */
+                status: "waiting" | "in_progress" | "completed";
+                /**
+                 * @description By the server’s clock when answered: `upcoming` before `starts_at`, `running` until `ends_at`, `ended` after; a series as a whole: its next occurrence’s (`ended` when none is left). Not stored: `status` is what people set.
+                 * @enum {string}
+                 */
+                readonly phase: "upcoming" | "running" | "ended";
+                website_blocker_enabled: boolean;
+                website_blocker: components["schemas"]["WebsiteBlocker"] | null;
+                snooze_enabled: boolean;
+                snooze_apps: {
+                    [key: string]: boolean;
+                };
+                /** @enum {integer} */
+                is_recurring: 0 | 1;
+                /** Format: date */
+                recurring_start: string | null;
+                /** Format: date */
+                recurring_ends: string | null;
+                /** @enum {string|null} */
+                occurrence: "daily" | "weekly" | "monthly" | null;
+                recurring_days: number[];
+                /** @enum {string|null} */
+                recurring_month_option: "exact" | "week_day" | null;
+                /** @enum {integer|null} */
+                recurring_month_week_pos: 1 | 2 | 3 | 4 | -1 | null;
+                recurring_month_week_day: number | null;
+                /** @enum {integer} */
+                fallback_option: 0 | 1;
+                /** @description Minutes before each occurrence starts at which everyone involved (host, collaborators, participants) gets `session.starting`: at most 5 distinct, 0–10,080 each. null: each person’s own (`GET /me` `reminders`). */
+                reminders: number[] | null;
+                /** @description Handle of the creator (the host). */
+                readonly created_by: string;
+                /** Format: date-time */
+                readonly created_at: string;
+                /** Format: date-time */
+                readonly updated_at: string;
+                /**
+                 * Format: date-time
+                 * @description Start of this occurrence (of a series: of its first occurrence), UTC.
+                 */
+                readonly starts_at: string;
+                /** Format: date-time */
+                readonly ends_at: string;
+                /** @description RFC 5545 DTSTART/RRULE/EXDATE lines equivalent to the pattern; null for a one-off session. */
+                readonly rrule: string | null;
+                /** @description Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one). */
+                readonly participants_count: number;
+                /**
+                 * Format: date
+                 * @description In date-filtered listings: the local date of this item.
+                 */
+                readonly occurrence_date?: string;
+                readonly participation?: components["schemas"]["Participation"];
+                /** @description The reminder this is: how many minutes before `starts_at` it fires. */
+                minutes_before: number;
+            };
+        };
+        /**
+         * @description An occurrence of a session you created, collaborate on or joined started or ended; `data` is that occurrence.
+         * @example {
+         *       "type": "session.started",
+         *       "timestamp": "2026-12-01T08:00:00.000Z",
+         *       "data": {
+         *         "id": 7,
+         *         "org_id": 1,
+         *         "name": "Deep work: quarterly report",
+         *         "type": "standard",
+         *         "duration": 50,
+         *         "schedule": "2026-12-01",
+         *         "time": "9:00 AM",
+         *         "timezone": "Europe/Berlin",
+         *         "is_public": false,
+         *         "collaborator": [],
+         *         "status": "waiting",
+         *         "website_blocker_enabled": false,
+         *         "website_blocker": null,
+         *         "snooze_enabled": false,
+         *         "snooze_apps": {},
+         *         "is_recurring": 0,
+         *         "recurring_start": null,
+         *         "recurring_ends": null,
+         *         "occurrence": null,
+         *         "recurring_days": [],
+         *         "recurring_month_option": null,
+         *         "recurring_month_week_pos": null,
+         *         "recurring_month_week_day": null,
+         *         "fallback_option": 0,
+         *         "reminders": null,
          *         "created_by": "alice",
          *         "created_at": "2026-12-01T08:00:00.000Z",
          *         "updated_at": "2026-12-01T08:00:00.000Z",
@@ -2766,7 +2943,7 @@ export interface components {
              * @description The event type.
              * @enum {string}
              */
-            type: "session.starting" | "session.started" | "session.ended";
+            type: "session.started" | "session.ended";
             /**
              * Format: date-time
              * @description When the event happened: the change, or the occurrence’s instant (kept when delivered late).
@@ -9422,7 +9599,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookSessionTimeEvent"];
+                "application/json": components["schemas"]["WebhookSessionStartingEvent"];
             };
         };
         responses: {

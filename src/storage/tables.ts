@@ -40,6 +40,8 @@ export interface UsersTable {
   password_hash: Generated<string | null>;
   /** A verified email an admin set: how single sign-on finds the user. */
   email: Generated<string | null>;
+  /** Home reminders: minutes before a session starts (JSON array; the database fills in `[5]`). */
+  reminders: Generated<JsonText<number[]>>;
 }
 
 export interface OrgsTable {
@@ -101,6 +103,8 @@ export interface SessionsTable {
   recurring_month_week_pos: WeekPosition | null;
   recurring_month_week_day: number | null;
   fallback_option: Flag;
+  /** The session's own reminders (minutes before each occurrence); null: each involved person's home ones. */
+  reminders: JsonText<number[]> | null;
   /** RFC 5545 DTSTART/RRULE/EXDATE lines of a series (null for a one-off session), kept with every change. */
   rrule: string | null;
   /** The name as keyword search compares it (foldForSearch). */

@@ -124,7 +124,7 @@ describeEachDialect('npx focus', (dialect) => {
 
     const res = await me(issued.token as string);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ data: { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC' } });
+    expect(res.json()).toEqual({ data: { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC', reminders: [5] } });
 
     const storage = openStorage({ databaseUrl: database.url });
     try {
@@ -151,7 +151,7 @@ describeEachDialect('npx focus', (dialect) => {
     ]);
     const issued = json(forever) as { id: number; token: string; expires_at: null };
     expect(issued.expires_at).toBeNull();
-    expect((await me(issued.token)).json()).toEqual({ data: { handle: 'bob', org_ids: [2], timezone: 'UTC' } });
+    expect((await me(issued.token)).json()).toEqual({ data: { handle: 'bob', org_ids: [2], timezone: 'UTC', reminders: [5] } });
     // Seven digits: no hidden cap on the number, only on the date it reaches.
     const long = json(decades) as { expires_at: string };
     expect(long.expires_at).toMatch(/^\d{4}-/);
@@ -275,7 +275,7 @@ describeEachDialect('npx focus', (dialect) => {
   it('users add --timezone sets a home zone that sessions without one take; again it changes it, without it keeps it', async () => {
     expect(json(await focus(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'europe/berlin'))).toEqual({ handle: 'berta', org_ids: [1] });
     const { token } = json(await focusBin(env, 'tokens', 'issue', 'berta')) as { token: string };
-    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1], timezone: 'Europe/Berlin' } });
+    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1], timezone: 'Europe/Berlin', reminders: [5] } });
     const create = (schedule: string) =>
       app.inject({
         method: 'POST',
@@ -295,7 +295,7 @@ describeEachDialect('npx focus', (dialect) => {
 
     // Run again with --timezone: the zone changes (the server sees it at once), earlier sessions stay put.
     expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'America/New_York'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
-    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1, 2], timezone: 'America/New_York' } });
+    expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1, 2], timezone: 'America/New_York', reminders: [5] } });
     const users = json(await focus(env, 'users', 'list')) as { data: { handle: string; timezone: string }[] };
     expect(users.data.map((u) => [u.handle, u.timezone])).toEqual([
       ['alice', 'UTC'],

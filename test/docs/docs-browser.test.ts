@@ -75,7 +75,7 @@ describe.skipIf(!available)(available ? '/docs in chromium' : `/docs in chromium
     const answer = me.locator('.live-responses-table tr.response');
     await expect.poll(() => answer.locator('.response-col_status').textContent(), { timeout: 20_000 }).toBe('200');
     const body = await answer.locator('pre code').first().textContent();
-    expect(JSON.parse(body ?? 'null')).toEqual({ data: { handle: 'alice', org_ids: [1], timezone: 'UTC' } });
+    expect(JSON.parse(body ?? 'null')).toEqual({ data: { handle: 'alice', org_ids: [1], timezone: 'UTC', reminders: [5] } });
 
     // "Try it out" starts from the documented examples: valid bodies without read-only
     // fields, which create what they say (session 1 is the first one created).

@@ -146,6 +146,33 @@ describeEachDialect('live clients across two instances', (dialect) => {
     expect(Math.max(...latencies)).toBeLessThan(2_000);
   }, 60_000);
 
+  it('brings a change committed through one instance to GET /changes of the other within 2 s (contract section 10)', async () => {
+    const page = async (cursor: string | undefined) => {
+      const res = await http(url(1), 'GET', `/api/v1/changes?limit=200${cursor === undefined ? '' : `&cursor=${cursor}`}`, tokens.rita);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { data: Entry[]; next_cursor: string };
+    };
+    // The full sync first, through instance 1.
+    let cursor: string | undefined;
+    for (let p = await page(undefined); ; p = await page(cursor)) {
+      cursor = p.next_cursor;
+      if (p.data.length === 0) break;
+    }
+    for (let i = 0; i < 5; i++) {
+      const s = await call(0, 'alice', 'POST', '/api/v1/sessions', session(`fresh ${i}`));
+      const acked = Date.now();
+      let seen = false;
+      // Polled every 100 ms on the other instance; failing after 2 s.
+      while (!seen) {
+        expect(Date.now() - acked, `change ${i} not in GET /changes of the other instance within 2 s`).toBeLessThan(2_000);
+        const p = await page(cursor);
+        cursor = p.next_cursor;
+        seen = p.data.some((e) => e.type === 'session' && e.id === String(s.data.id));
+        if (!seen) await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }, 60_000);
+
   it('ends its streams on SIGTERM, well within the drain deadline', async () => {
     const streams = await Promise.all(['rita', 'alice'].map((who) => openSse(url(1), '/api/v1/events', tokens[who] ?? '')));
     expect(streams.map((s) => s.status)).toEqual([200, 200]);

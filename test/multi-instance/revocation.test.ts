@@ -72,7 +72,7 @@ describeEachDialect('revocation across instances with cached token lookups', (di
     const { token } = (await focusJson(env, 'tokens', 'issue', 'sam')) as { token: string };
     await warm(servers, token);
     await focusJson(env, 'users', 'add', 'sam', '--org', '2', '--timezone', 'Europe/Berlin');
-    const expected = JSON.stringify({ data: { handle: 'sam', org_ids: [1, 2], timezone: 'Europe/Berlin' } });
+    const expected = JSON.stringify({ data: { handle: 'sam', org_ids: [1, 2], timezone: 'Europe/Berlin', reminders: [5] } });
     withinBound(await Promise.all(servers.map((s) => until(s.url, token, (status, body) => status === 200 && JSON.stringify(body) === expected))));
   });
 

@@ -9,7 +9,7 @@ import type { components, paths } from '../../clients/typescript/schema.js';
 export type Schemas = components['schemas'];
 export type Session = Schemas['Session'];
 export type Task = Schemas['Task'];
-export type Me = Schemas['Me'] & { reminders?: number[] };
+export type Me = Schemas['Me'];
 export type Problem = Schemas['Problem'];
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'include' });

@@ -17,18 +17,18 @@ describeEachDialect('GET and PUT /me: the home time zone', (dialect) => {
     (await t.storage.db.selectFrom('users').select('timezone').where('handle', '=', handle).executeTakeFirstOrThrow()).timezone;
 
   it('every user starts on UTC', async () => {
-    expect((await t.alice.get(ME)).body).toEqual({ data: { handle: 'alice', org_ids: [1], timezone: 'UTC' } });
-    expect((await t.bob.get(ME)).body).toEqual({ data: { handle: 'bob', org_ids: [1, 2], timezone: 'UTC' } });
+    expect((await t.alice.get(ME)).body).toEqual({ data: { handle: 'alice', org_ids: [1], timezone: 'UTC', reminders: [5] } });
+    expect((await t.bob.get(ME)).body).toEqual({ data: { handle: 'bob', org_ids: [1, 2], timezone: 'UTC', reminders: [5] } });
   });
 
   it('PUT changes it, answers the new /me, stores the canonical spelling and the next request sees it', async () => {
     const user = await t.user('carol', [3]);
     const res = await user.put(ME, { timezone: 'europe/berlin' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ data: { handle: 'carol', org_ids: [3], timezone: 'Europe/Berlin' } });
+    expect(res.body).toEqual({ data: { handle: 'carol', org_ids: [3], timezone: 'Europe/Berlin', reminders: [5] } });
     expect(await zoneOf('carol')).toBe('Europe/Berlin');
     // The token lookup is cached per data version: the write must not leave the old zone behind.
-    expect((await user.get(ME)).body).toEqual({ data: { handle: 'carol', org_ids: [3], timezone: 'Europe/Berlin' } });
+    expect((await user.get(ME)).body).toEqual({ data: { handle: 'carol', org_ids: [3], timezone: 'Europe/Berlin', reminders: [5] } });
     // A link keeps the name the user chose.
     expect((await user.put(ME, { timezone: 'US/Eastern' })).body).toMatchObject({ data: { timezone: 'US/Eastern' } });
     expect((await user.get(ME)).body).toMatchObject({ data: { timezone: 'US/Eastern' } });
@@ -43,8 +43,8 @@ describeEachDialect('GET and PUT /me: the home time zone', (dialect) => {
     const read = await user.get<{ data: Record<string, unknown> }>(ME);
     const res = await user.put(ME, { ...read.body.data, timezone: 'Asia/Tokyo', handle: 'mallory', org_ids: [1, 2, 99] });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ data: { handle: 'dora', org_ids: [4], timezone: 'Asia/Tokyo' } });
-    expect((await user.get(ME)).body).toEqual({ data: { handle: 'dora', org_ids: [4], timezone: 'Asia/Tokyo' } });
+    expect(res.body).toEqual({ data: { handle: 'dora', org_ids: [4], timezone: 'Asia/Tokyo', reminders: [5] } });
+    expect((await user.get(ME)).body).toEqual({ data: { handle: 'dora', org_ids: [4], timezone: 'Asia/Tokyo', reminders: [5] } });
   });
 
   it('refuses what is not a zone, an unknown field, an empty body or no field, and changes nothing', async () => {
@@ -96,10 +96,10 @@ describeEachDialect('GET and PUT /me: the home time zone', (dialect) => {
     const other = openStorage({ databaseUrl: t.url });
     try {
       await createAuthService(other).addUser('fritz', [6], { timezone: 'Australia/Lord_Howe' });
-      expect(await answerWithin(user, { data: { handle: 'fritz', org_ids: [6], timezone: 'Australia/Lord_Howe' } })).toBe(true);
+      expect(await answerWithin(user, { data: { handle: 'fritz', org_ids: [6], timezone: 'Australia/Lord_Howe', reminders: [5] } })).toBe(true);
       // Adding an org without a zone keeps the one set.
       await createAuthService(other).addUser('fritz', [7]);
-      expect(await answerWithin(user, { data: { handle: 'fritz', org_ids: [6, 7], timezone: 'Australia/Lord_Howe' } })).toBe(true);
+      expect(await answerWithin(user, { data: { handle: 'fritz', org_ids: [6, 7], timezone: 'Australia/Lord_Howe', reminders: [5] } })).toBe(true);
     } finally {
       await other.close();
     }

@@ -14,11 +14,11 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async 
         tags,
         operationId: 'getMe',
         summary: 'Who the token belongs to',
-        description: 'The handle, organizations and home time zone of the user whose bearer token authenticated this request.',
+        description: 'The handle, organizations, home time zone and reminders of the user whose bearer token authenticated this request.',
         response: { 200: jsonResponse('You.', MeEnvelope), ...problemResponses(401, 429, 503) },
       },
     },
-    (request) => ({ data: auth.me(request.user) }),
+    async (request) => ({ data: await auth.me(request.user) }),
   );
 
   app.put(
@@ -27,7 +27,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = async 
       schema: {
         tags,
         operationId: 'updateMe',
-        summary: 'Change your home time zone',
+        summary: 'Change your home time zone and reminders',
         description:
           'Sessions you create without `timezone` take place in your home time zone; sessions you already created keep theirs. ' +
           'An unknown zone is 422. `handle` and `org_ids` are the administrator’s to change (`npx focus users add`).',

@@ -3,6 +3,7 @@ import { validationFailed } from '../../toolkit/errors.js';
 import { NOT_A_TIME_ZONE, canonicalTimeZone } from '../recurrence/recurrence.time.js';
 import type { AuthenticatedUser, TokenKind } from './auth.caller.js';
 import { isHandle } from './auth.caller.js';
+import { readHomeReminders, writeHomeReminders } from './auth.principals.js';
 import { createPeopleRepository } from './auth.people.js';
 import { type AuthRepository, createAuthRepository } from './auth.repository.js';
 import { generateToken, hashToken, isWellFormedToken } from './auth.token.js';
@@ -111,20 +112,27 @@ export function createAuthService(storage: Storage) {
     /** Principals (user and memberships, as a request sees its caller) of many users at once, by id. */
     principals: (userIds: readonly number[]) => repo.principals(userIds),
 
-    /** `GET /me`: the caller as the token lookup found them, no further query. */
-    me: (user: AuthenticatedUser) => ({ handle: user.handle, org_ids: user.orgIds, timezone: user.timezone }),
+    /** `GET /me`: the caller as the token lookup found them, and their reminders (one statement). */
+    me: async (user: AuthenticatedUser) => ({
+      handle: user.handle,
+      org_ids: user.orgIds,
+      timezone: user.timezone,
+      reminders: await readHomeReminders(storage.db, user.id),
+    }),
 
     /**
-     * `PUT /me`: changes the caller's home zone. Sessions keep the zone they were created
-     * with, so none of them moves; only sessions created afterwards take the new one.
+     * `PUT /me`: changes the caller's home zone and, when sent, reminders. Sessions keep the
+     * zone they were created with, so none of them moves; only sessions created afterwards
+     * take the new one.
      */
-    async updateMe(user: AuthenticatedUser, changes: { timezone: string }) {
+    async updateMe(user: AuthenticatedUser, changes: { timezone: string; reminders?: number[] | undefined }) {
       const timezone = canonicalTimeZone(changes.timezone);
       if (timezone === undefined) throw validationFailed([{ path: '/timezone', message: NOT_A_TIME_ZONE }]);
       // Written even when it looks unchanged: `user` may come from a cached lookup. The write
       // signals the change, so every instance's token lookup cache reads the new zone.
       await repo.setTimezone(storage.db, { userId: user.id, timezone });
-      return { handle: user.handle, org_ids: user.orgIds, timezone };
+      if (changes.reminders !== undefined) await writeHomeReminders(storage.db, user.id, changes.reminders);
+      return { handle: user.handle, org_ids: user.orgIds, timezone, reminders: changes.reminders ?? (await readHomeReminders(storage.db, user.id)) };
     },
 
     ...userAdministration(storage, repo),

@@ -25,9 +25,9 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
   it('GET /me answers who the token belongs to, with every org', async () => {
     const res = await t.alice.get(ME);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7], timezone: 'UTC' } });
+    expect(res.body).toEqual({ data: { handle: 'alice', org_ids: [3, 7], timezone: 'UTC', reminders: [5] } });
     const solo = await t.user('solo', [42]);
-    expect((await solo.get(ME)).body).toEqual({ data: { handle: 'solo', org_ids: [42], timezone: 'UTC' } });
+    expect((await solo.get(ME)).body).toEqual({ data: { handle: 'solo', org_ids: [42], timezone: 'UTC', reminders: [5] } });
   });
 
   it('accepts the scheme in any case', async () => {
@@ -128,9 +128,9 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     const other = openStorage({ databaseUrl: t.url });
     try {
       const bob = await t.user('bob-elsewhere', [5]);
-      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5], timezone: 'UTC' } });
+      expect((await bob.get(ME)).body).toEqual({ data: { handle: 'bob-elsewhere', org_ids: [5], timezone: 'UTC', reminders: [5] } });
       await createAuthService(other).addUser('bob-elsewhere', [6]);
-      const orgs = await untilAnswered(bob, (res) => JSON.stringify(res.body) === JSON.stringify({ data: { handle: 'bob-elsewhere', org_ids: [5, 6], timezone: 'UTC' } }));
+      const orgs = await untilAnswered(bob, (res) => JSON.stringify(res.body) === JSON.stringify({ data: { handle: 'bob-elsewhere', org_ids: [5, 6], timezone: 'UTC', reminders: [5] } }));
       if (dialect === 'sqlite') expect(orgs).toBe(1);
       expect((await bob.get(ME)).status).toBe(200);
       await createAuthService(other).revokeToken(bob.tokenId);

@@ -1,8 +1,9 @@
 import type { Storage } from '../../storage/database.js';
-import { type Crossing, sessionsApi } from '../sessions/sessions.api.js';
+import { type Crossing, type Reminder, sessionsApi } from '../sessions/sessions.api.js';
 
 /** An occurrence that started or ended, and who is told: its creator, collaborators and those who joined it (sessions' involvedUsers). */
 export type Occurrence = Crossing;
+export type { Reminder };
 
 /** Occurrences announced per look at most (a look covers one poll interval). */
 const MAX_PER_LOOK = 5_000;
@@ -17,5 +18,7 @@ export function createOccurrenceFeed(storage: Storage) {
   return {
     /** Starts and ends in (from, to], in time order. */
     between: (from: string, to: string): Promise<Occurrence[]> => sessions.crossing({ from, to, limit: MAX_PER_LOOK }),
+    /** Reminders (`session.starting`) due in (from, to], each for one person, in time order. */
+    reminders: (from: string, to: string): Promise<Reminder[]> => sessions.remindersIn({ from, to }),
   };
 }

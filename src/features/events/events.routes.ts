@@ -20,11 +20,12 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ hub: EventHub; perToken: 
       schema: {
         tags: ['sync'],
         operationId: 'streamEvents',
-        summary: 'Live events: changes, and sessions starting and ending',
+        summary: 'Live events: changes, reminders, and sessions starting and ending',
         description:
           'Server-sent events (`Accept: text/event-stream`): what `GET /changes` would list, pushed as it commits on any instance (within about a second), ' +
           'one `event: change` per entry with `id` = the cursor after it; and `event: session.started` / `session.ended` as each occurrence of a session you ' +
-          'created, collaborate on or joined starts and ends. A `:` comment line comes at least every 15 s. Resumes after `Last-Event-ID` (or `cursor`: ' +
+          'created, collaborate on or joined starts and ends, and `event: session.starting` (with `minutes_before`) at each of its reminders (the session’s ' +
+          '`reminders`, or when null yours, `GET /me`). A `:` comment line comes at least every 15 s. Resumes after `Last-Event-ID` (or `cursor`: ' +
           'a `next_cursor` of `GET /changes` once its full sync is done); without either it starts with what changes from now on. ' +
           `At most ${perToken} streams per token (429 \`too-many-streams\`). The stream ends when the server shuts down or the token is revoked; reconnect with \`Last-Event-ID\`.`,
         querystring: EventsQuery,

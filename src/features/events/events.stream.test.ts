@@ -241,6 +241,38 @@ describeEachDialect('GET /events', (dialect) => {
     bob.close();
   });
 
+  it('announces session.starting at each reminder with minutes_before: the session’s own for all involved, else each person’s own', async () => {
+    expect((await call('alice', 'PUT', '/api/v1/me', { timezone: 'UTC', reminders: [2] })).status).toBe(200);
+    const [alice, bob] = [await stream('alice'), await stream('bob')];
+    const own = Number(await create('alice', '/api/v1/sessions', { ...session('own reminders', true), reminders: [1] }));
+    const home = Number(await create('alice', '/api/v1/sessions', session('home reminders', true)));
+    for (const id of [own, home]) expect((await call('bob', 'POST', `/api/v1/sessions/${id}/join`)).status).toBe(200);
+    // Moved in the index so that each reminder falls a second or two from now: no wait for a minute boundary.
+    const soon = Date.now();
+    const move = async (id: number, startsInMs: number) => {
+      const startsAt = new Date(soon + startsInMs).toISOString();
+      await storage.db.updateTable('session_occurrences').set({ starts_at: startsAt, ends_at: new Date(soon + startsInMs + 600_000).toISOString() }).where('session_id', '=', id).execute();
+      return startsAt;
+    };
+    const ownStarts = await move(own, 60_000 + 1_000);
+    const homeStarts = await move(home, 120_000 + 1_500);
+    const starting = (s: SseStream, id: number) => s.waitFor((e) => e.event === 'session.starting' && (JSON.parse(e.data) as { session_id: number }).session_id === id, 6_000);
+    const a1 = await starting(alice, own);
+    expect(JSON.parse(a1.data)).toEqual({ session_id: own, occurrence_date: '2026-05-01', starts_at: ownStarts, ends_at: expect.any(String), minutes_before: 1 });
+    expect(a1.at - (Date.parse(ownStarts) - 60_000)).toBeGreaterThanOrEqual(0);
+    expect(a1.at - (Date.parse(ownStarts) - 60_000)).toBeLessThan(5_000);
+    expect(JSON.parse((await starting(bob, own)).data)).toMatchObject({ session_id: own, minutes_before: 1 });
+    // The session without its own: alice's home [2]; bob's home [5] fell before the move, so nothing for him.
+    const a2 = await starting(alice, home);
+    expect(JSON.parse(a2.data)).toMatchObject({ session_id: home, starts_at: homeStarts, minutes_before: 2 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alice.events.filter((e) => e.event === 'session.starting')).toHaveLength(2);
+    expect(bob.events.filter((e) => e.event === 'session.starting')).toHaveLength(1);
+    expect((await call('alice', 'PUT', '/api/v1/me', { timezone: 'UTC', reminders: [5] })).status).toBe(200);
+    alice.close();
+    bob.close();
+  });
+
   it('announces an occurrence of a series to those who joined that occurrence, and not another', async () => {
     const [alice, bob] = [await stream('alice'), await stream('bob')];
     const id = Number(await create('alice', '/api/v1/sessions', { ...session('daily', true), is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-05-03' }));

@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/database.js';
 import type { AuthService } from '../auth/auth.service.js';
-import { type Occurrence, createOccurrenceFeed } from './events.occurrences.js';
+import { type Occurrence, type Reminder, createOccurrenceFeed } from './events.occurrences.js';
 import type { Stream } from './events.sockets.js';
 
 /** Token revocation and expiry, and the user's orgs, are checked this often at least (and at once when the auth revision moves). */
@@ -34,14 +34,15 @@ export function createTokenWatch(deps: { auth: AuthService; streams: ReadonlySet
   };
 }
 
-/** Tells each stream's user the starts and ends of the occurrences they are involved in, since the last look. */
+/** Tells each stream's user the reminders, starts and ends of the occurrences they are involved in, since the last look. */
 export function createOccurrenceWatch(deps: { storage: Storage; streams: ReadonlySet<Stream>; write: (stream: Stream, text: string) => void }) {
   const occurrences = createOccurrenceFeed(deps.storage);
   /** The instant through which occurrences' starts and ends were announced (undefined: since the hub was idle). */
   let announcedThrough: string | undefined;
 
-  const send = (stream: Stream, o: Occurrence) =>
-    deps.write(stream, `event: ${o.event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at })}\n\n`);
+  const textOf = (event: string, o: Occurrence | Reminder, more: { minutes_before?: number } = {}) =>
+    `event: ${event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at, ...more })}\n\n`;
+  const at = (o: Occurrence) => (o.event === 'session.started' ? o.starts_at : o.ends_at);
 
   return {
     async announce(): Promise<void> {
@@ -49,10 +50,15 @@ export function createOccurrenceWatch(deps: { storage: Storage; streams: Readonl
       // Idle until now: what started while no stream was open is nobody's news.
       if (announcedThrough === undefined) announcedThrough = now;
       if (now <= announcedThrough) return;
-      const found = await occurrences.between(announcedThrough, now);
+      const [reminders, found] = await Promise.all([occurrences.reminders(announcedThrough, now), occurrences.between(announcedThrough, now)]);
       announcedThrough = now;
-      for (const o of found) {
-        for (const stream of deps.streams) if (stream.user.orgIds.includes(o.org_id) && o.users.has(stream.user.id)) send(stream, o);
+      // In time order; a reminder before a start at the same instant (minutes_before 0).
+      const told = [
+        ...reminders.map((r) => ({ at: r.at, org: r.org_id, to: (id: number) => id === r.user_id, text: textOf('session.starting', r, { minutes_before: r.minutes_before }) })),
+        ...found.map((o) => ({ at: at(o), org: o.org_id, to: (id: number) => o.users.has(id), text: textOf(o.event, o) })),
+      ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+      for (const t of told) {
+        for (const stream of deps.streams) if (stream.user.orgIds.includes(t.org) && t.to(stream.user.id)) deps.write(stream, t.text);
       }
     },
     reset() {

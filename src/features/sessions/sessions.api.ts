@@ -4,6 +4,7 @@ import { createSessionsContext } from './sessions.context.js';
 import { type Crossing, involvedUsers, occurrencesCrossing } from './sessions.occurrence-source.js';
 import { createPersonalReads } from './sessions.personal-reads.js';
 import { type RecordRequest, recordsAsSeen, recordsAt } from './sessions.records.js';
+import { type Reminder, remindersIn } from './sessions.reminders.js';
 import { sessionsServiceOn } from './sessions.service.js';
 
 /*
@@ -14,7 +15,7 @@ import { sessionsServiceOn } from './sessions.service.js';
 
 export { sessionsRoutes } from './sessions.routes.js';
 export type { Session } from './sessions.schema.js';
-export type { Crossing, RecordRequest };
+export type { Crossing, RecordRequest, Reminder };
 export { involvedUsers };
 /** The columns a session's writable state is stored as: for writing rows outside a request (the bench's seeder). */
 export { type SessionModel, columnsOf as sessionColumns } from './sessions.model.js';
@@ -39,6 +40,8 @@ function build(storage: Storage) {
     recordsAt: (user: AuthenticatedUser, clock: Date, limit: number) => recordsAt(ctx, user, clock, limit),
     /** Occurrences that started or ended in (from, to], with who is involved (the event stream, the webhook clock). */
     crossing: (q: { from: string; to: string; limit?: number; which?: readonly Crossing['event'][] }) => occurrencesCrossing(ctx, q),
+    /** Reminders (`session.starting`) due in (from, to]: per occurrence, person involved and offset (the event stream, the webhook clock). */
+    remindersIn: (q: { from: string; to: string }) => remindersIn(ctx, q),
     /** What a calendar feed shows of the user's sessions (rows with their rrule), and their versions. */
     feedSessions: (user: AuthenticatedUser, limit: number) => personal.sessionsOf(user, limit),
     feedVersions: (user: AuthenticatedUser, limit: number) => personal.versionsOf(user, limit),

@@ -19,7 +19,7 @@ describeEachDialect('sessions CRUD over HTTP', (dialect) => {
           'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps', 'is_recurring', 'recurring_start',
           'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option', 'recurring_month_week_pos',
           'recurring_month_week_day', 'fallback_option', 'created_by', 'created_at', 'updated_at', 'starts_at', 'ends_at',
-          'rrule', 'participants_count', 'participation', 'phase',
+          'rrule', 'participants_count', 'participation', 'phase', 'reminders',
         ].sort(),
       );
       expect(s).toMatchObject({

@@ -45,6 +45,7 @@ export interface SessionModel {
   recurring_month_week_pos: WeekPosition | null;
   recurring_month_week_day: number | null;
   fallback_option: Flag;
+  reminders: number[] | null;
 }
 
 type WritableInput = Partial<Omit<CreateSessionBody, 'time'>> & { time?: string };
@@ -53,7 +54,7 @@ const WRITABLE = [
   'org_id', 'name', 'type', 'duration', 'schedule', 'time', 'timezone', 'is_public', 'collaborator', 'status',
   'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps', 'is_recurring', 'recurring_start',
   'recurring_ends', 'occurrence', 'recurring_days', 'recurring_month_option', 'recurring_month_week_pos',
-  'recurring_month_week_day', 'fallback_option',
+  'recurring_month_week_day', 'fallback_option', 'reminders',
 ] as const satisfies readonly (keyof SessionModel)[];
 
 /**
@@ -134,6 +135,7 @@ export function modelFromRow(row: SessionRow, collaborators: string[]): SessionM
     website_blocker: row.website_blocker === null ? null : parseJson(row.website_blocker),
     snooze_enabled: row.snooze_enabled === 1,
     snooze_apps: parseJson(row.snooze_apps),
+    reminders: row.reminders === null ? null : parseJson(row.reminders),
   };
 }
 
@@ -197,6 +199,7 @@ export function columnsOf(
     recurring_month_week_pos: m.recurring_month_week_pos,
     recurring_month_week_day: m.recurring_month_week_day,
     fallback_option: m.fallback_option,
+    reminders: m.reminders === null ? null : toJson(m.reminders),
     // DTSTART at the first occurrence too, so that rrule, starts_at and /occurrences agree.
     rrule: pattern === null ? null : toRRule(pattern, { date: first ?? pattern.start, minutes: m.time, timezone: m.timezone }),
     search_name: foldForSearch(m.name),
@@ -276,6 +279,7 @@ export function toSession(row: SessionRow & { creator_handle: string }, x: Recor
     recurring_month_week_pos: row.recurring_month_week_pos,
     recurring_month_week_day: row.recurring_month_week_day,
     fallback_option: row.fallback_option,
+    reminders: row.reminders === null ? null : parseJson(row.reminders),
     created_by: row.creator_handle,
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -23,6 +23,7 @@ import {
   TrimmedText,
 } from '../../toolkit/schema-helpers.js';
 import { HANDLE_PATTERN } from '../auth/auth.caller.js';
+import { Reminders } from '../auth/auth.schema.js';
 import { WebsiteBlocker } from './sessions.blocker-schema.js';
 
 /**
@@ -64,7 +65,11 @@ export const SESSION_DEFAULTS = {
   recurring_month_week_pos: null,
   recurring_month_week_day: null,
   fallback_option: 0,
+  reminders: null,
 } as const;
+const REMINDERS =
+  'Minutes before each occurrence starts at which everyone involved (host, collaborators, participants) gets `session.starting`: ' +
+  'at most 5 distinct, 0–10,080 each. null: each person’s own (`GET /me` `reminders`).';
 /** Every writable field, none required: create adds `required`, update takes any subset. */
 const fields = {
   org_id: PositiveId('An organization you belong to.'),
@@ -110,6 +115,7 @@ const fields = {
   recurring_month_week_pos: OrNull(IntegerEnum(WEEK_POSITIONS, { description: '1–4, or -1 for the last.' })),
   recurring_month_week_day: OrNull(Type.Integer({ minimum: 0, maximum: 6, description: '0 = Sunday.' })),
   fallback_option: IntegerEnum([0, 1] as const, { default: SESSION_DEFAULTS.fallback_option, description: '`exact` in a month without that day: 0 skip, 1 last day.' }),
+  reminders: OrNull(Reminders({ description: REMINDERS }), { default: SESSION_DEFAULTS.reminders }),
 };
 
 const readOnly = ReadOnlyIgnored(READ_ONLY_FIELDS);
@@ -236,6 +242,7 @@ export const SessionSchema = Named(
       recurring_month_week_pos: OrNull(IntegerEnum(WEEK_POSITIONS)),
       recurring_month_week_day: OrNull(Type.Integer({ minimum: 0, maximum: 6 })),
       fallback_option: IntegerEnum([0, 1] as const),
+      reminders: OrNull(Type.Array(Type.Integer()), { description: REMINDERS }),
       created_by: Type.String({ readOnly: true, description: 'Handle of the creator (the host).' }),
       created_at: Instant({ readOnly: true }),
       updated_at: Instant({ readOnly: true }),

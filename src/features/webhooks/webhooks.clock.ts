@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/database.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { principalsOf } from '../auth/auth.principals.js';
 import type { Crossing, SessionsApi } from '../sessions/sessions.api.js';
-import { STARTING_LEAD_MS, type TimeEvent } from './webhooks.events.js';
+import type { TimeEvent } from './webhooks.events.js';
 import { createOutbox } from './webhooks.outbox.js';
 import { eventOf } from './webhooks.payload.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
@@ -14,73 +14,67 @@ export const CLOCK_CATCH_UP_MS = 86_400_000;
 const CLOCK_SLICE_MS = 60_000;
 
 type Window = { from: string; to: string };
-type Hit = { occurrence: Crossing; webhook_id: number; user: AuthenticatedUser };
+/** An occurrence at an instant and who may hear of it: everyone involved, or for a reminder the one person it is for. */
+type Due = Pick<Crossing, 'session_id' | 'occurrence_date' | 'org_id' | 'users'> & { type: TimeEvent; at: string; minutes_before?: number };
+type Hit = { due: Due; webhook_id: number; user: AuthenticatedUser };
 
-const shifted = (window: Window, leadMs: number): Window => ({
-  from: new Date(Date.parse(window.from) + leadMs).toISOString(),
-  to: new Date(Date.parse(window.to) + leadMs).toISOString(),
-});
-
-/** The (occurrence, webhook) pairs of subscribers involved in the occurrences, members of its org, with the events each wants. */
-async function hitsOf(storage: Storage, groups: readonly Crossing[][]): Promise<{ hits: Hit[][]; wants: Map<number, string[]> }> {
-  const userIds = [...new Set(groups.flat().flatMap((o) => [...o.users]))];
+/** The (instant, webhook) pairs of subscribers the instants concern, members of its org, who want its event. */
+async function hitsOf(storage: Storage, dues: readonly Due[]): Promise<Hit[]> {
+  const userIds = [...new Set(dues.flatMap((d) => [...d.users]))];
   const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).where('active', '=', 1).orderBy('id').execute();
   const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
-  const wants = new Map(hooks.map((h) => [h.id, parseJson(h.events)]));
-  const hits = groups.map((group) =>
-    group.flatMap((occurrence) =>
-      hooks.flatMap((h) => {
-        const user = principals.get(h.user_id);
-        return user !== undefined && occurrence.users.has(h.user_id) && user.orgIds.includes(occurrence.org_id) ? [{ occurrence, webhook_id: h.id, user }] : [];
-      }),
+  const wanted = hooks.map((h) => ({ ...h, events: parseJson(h.events), user: principals.get(h.user_id) }));
+  return dues.flatMap((due) =>
+    wanted.flatMap(({ id, user_id, events, user }) =>
+      user !== undefined && due.users.has(user_id) && user.orgIds.includes(due.org_id) && events.includes(due.type) ? [{ due, webhook_id: id, user }] : [],
     ),
   );
-  return { hits, wants };
+}
+
+/** What each time-triggered event of the window is: the reminders due in it, then starts and ends. */
+async function duesIn(sessions: SessionsApi, window: Window): Promise<Due[]> {
+  const [reminders, crossed] = await Promise.all([sessions.remindersIn(window), sessions.crossing(window)]);
+  return [
+    ...reminders.map((r) => ({ ...r, type: 'session.starting' as const, users: new Set([r.user_id]) })),
+    ...crossed.map((o) => ({ ...o, type: o.event, at: o.event === 'session.started' ? o.starts_at : o.ends_at })),
+  ];
 }
 
 /**
  * Time-triggered events from the sessions' occurrence source (the index: never by expanding
  * series): each step takes the window (last checked instant, now] and enqueues
- * `session.starting` (5 minutes before an occurrence starts), `session.started` and
- * `session.ended` for the webhooks of users involved in the occurrence (sessions'
- * involvedUsers) who are members of its org. The last checked instant is kept in the
- * database, so that after every instance was down the events missed (up to 24 h) are raised
- * late with their own instants; each event is enqueued once per webhook and occurrence,
- * whichever instance sees it (webhook_triggers).
+ * `session.starting` (one per reminder: person involved and offset, sessions' remindersIn),
+ * `session.started` and `session.ended` for the webhooks of users involved in the occurrence
+ * (sessions' involvedUsers) who are members of its org. The last checked instant is kept in
+ * the database, so that after every instance was down the events missed (up to 24 h) are
+ * raised late with their own instants; each event is enqueued once per webhook, occurrence
+ * and offset, whichever instance sees it (webhook_triggers).
  */
 export function createClock(storage: Storage, sessions: SessionsApi) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
 
   async function eventsIn(window: Window) {
-    const [ahead, crossed] = await Promise.all([
-      sessions.crossing({ ...shifted(window, STARTING_LEAD_MS), which: ['session.started'] }),
-      sessions.crossing(window),
-    ]);
-    const { hits, wants } = await hitsOf(storage, [ahead, crossed.filter((o) => o.event === 'session.started'), crossed.filter((o) => o.event === 'session.ended')]);
-    const [starting = [], started = [], ended = []] = hits;
-    const found: { hit: Hit; type: TimeEvent; at: string }[] = [
-      ...starting.map((hit) => ({ hit, type: 'session.starting' as const, at: new Date(Date.parse(hit.occurrence.starts_at) - STARTING_LEAD_MS).toISOString() })),
-      ...started.map((hit) => ({ hit, type: 'session.started' as const, at: hit.occurrence.starts_at })),
-      ...ended.map((hit) => ({ hit, type: 'session.ended' as const, at: hit.occurrence.ends_at })),
-    ];
-    const wanted = found.filter((f) => wants.get(f.hit.webhook_id)?.includes(f.type) === true);
-    if (wanted.length === 0) return [];
+    const hits = await hitsOf(storage, await duesIn(sessions, window));
+    if (hits.length === 0) return [];
     // The occurrence as each user sees it (one-off sessions have no occurrence date to name); gone from sight: nothing is sent.
-    const keyOf = (hit: Hit) => `${hit.user.id}:${hit.occurrence.session_id}:${hit.occurrence.occurrence_date}`;
-    const asked = [...new Map(wanted.map((f) => [keyOf(f.hit), f.hit])).values()];
+    const keyOf = (hit: Hit) => `${hit.user.id}:${hit.due.session_id}:${hit.due.occurrence_date}`;
+    const asked = [...new Map(hits.map((hit) => [keyOf(hit), hit])).values()];
     const records = await sessions.recordsAsSeen(
-      asked.map((hit) => ({ reader: hit.user, id: hit.occurrence.session_id, date: hit.occurrence.occurrence_date === '' ? undefined : hit.occurrence.occurrence_date })),
+      asked.map((hit) => ({ reader: hit.user, id: hit.due.session_id, date: hit.due.occurrence_date === '' ? undefined : hit.due.occurrence_date })),
     );
     const recordOf = new Map(asked.map((hit, i) => [keyOf(hit), records[i]]));
-    return wanted.flatMap((f) => {
-      const data = recordOf.get(keyOf(f.hit));
-      if (data === undefined) return [];
-      const { webhook_id, occurrence: o } = f.hit;
+    return hits.flatMap((hit) => {
+      const record = recordOf.get(keyOf(hit));
+      if (record === undefined) return [];
+      const { due, webhook_id } = hit;
+      const data = due.minutes_before === undefined ? record : { ...record, minutes_before: due.minutes_before };
+      // One mark per offset: a session.starting of each reminder is its own event.
+      const type = due.minutes_before === undefined ? due.type : `${due.type}:${due.minutes_before}`;
       return [
         {
-          trigger: { webhook_id, session_id: o.session_id, occurrence_date: o.occurrence_date, type: f.type, fires_at: f.at },
-          delivery: eventOf({ webhookId: webhook_id, type: f.type, timestamp: f.at, data }),
+          trigger: { webhook_id, session_id: due.session_id, occurrence_date: due.occurrence_date, type, fires_at: due.at },
+          delivery: eventOf({ webhookId: webhook_id, type: due.type, timestamp: due.at, data }),
         },
       ];
     });

@@ -20,10 +20,9 @@ export type DeliveredEvent = (typeof DELIVERED_EVENTS)[number];
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 
-/** The events the clock raises per occurrence, and how long before its instant each fires. */
+/** The events the clock raises per occurrence (`session.starting`: one per reminder, contract section 10). */
 export const TIME_EVENTS = ['session.starting', 'session.started', 'session.ended'] as const;
 export type TimeEvent = (typeof TIME_EVENTS)[number];
-export const STARTING_LEAD_MS = 5 * 60_000;
 
 /**
  * The pause after each failed attempt (contract section 9), ±20 % jitter; after the last

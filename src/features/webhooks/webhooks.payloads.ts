@@ -73,10 +73,25 @@ const ParticipationEvent = event(
 );
 const SessionTimeEvent = event(
   'WebhookSessionTimeEvent',
-  ['session.starting', 'session.started', 'session.ended'],
+  ['session.started', 'session.ended'],
   SessionSchema,
-  'An occurrence of a session you created, collaborate on or joined is 5 minutes from starting, started or ended; `data` is that occurrence.',
+  'An occurrence of a session you created, collaborate on or joined started or ended; `data` is that occurrence.',
   sessionExample,
+);
+const StartingData = Type.Object(
+  {
+    ...SessionSchema.properties,
+    minutes_before: Type.Integer({ minimum: 0, description: 'The reminder this is: how many minutes before `starts_at` it fires.' }),
+  },
+  { additionalProperties: false },
+);
+const SessionStartingEvent = event(
+  'WebhookSessionStartingEvent',
+  ['session.starting'],
+  StartingData,
+  'A reminder: an occurrence of a session you created, collaborate on or joined starts in `minutes_before` minutes; one event per offset of the ' +
+    'session’s `reminders` (or, when null, of yours, `GET /me`). `data` is that occurrence.',
+  { ...(sessionExample as object), minutes_before: 5 },
 );
 const SessionDeletedEvent = event(
   'WebhookSessionDeletedEvent',
@@ -94,7 +109,7 @@ export const WEBHOOK_PAYLOADS: Record<WebhookEvent, { schema: TSchema; summary: 
   'session.updated': { schema: SessionEvent, summary: 'A session you can see was changed' },
   'session.participation': { schema: ParticipationEvent, summary: 'Someone joined, left or completed a session you can see' },
   'session.deleted': { schema: SessionDeletedEvent, summary: 'A session you could see was deleted or left your sight' },
-  'session.starting': { schema: SessionTimeEvent, summary: 'An occurrence starts in 5 minutes' },
+  'session.starting': { schema: SessionStartingEvent, summary: 'A reminder: an occurrence starts in `minutes_before` minutes' },
   'session.started': { schema: SessionTimeEvent, summary: 'An occurrence started' },
   'session.ended': { schema: SessionTimeEvent, summary: 'An occurrence ended' },
   'task.created': { schema: TaskEvent, summary: 'One of your tasks was created' },

@@ -26,15 +26,13 @@ function Profile() {
   const me = useMe();
   const { refresh } = useSigned();
   const [zone, setZone] = useState(me.timezone);
-  const [reminders, setReminders] = useState((me.reminders ?? [5]).join(', '));
+  const [reminders, setReminders] = useState(me.reminders.join(', '));
   const { busy, message, run } = useAction();
   const zones = ZONES.includes(me.timezone) ? ZONES : [me.timezone, ...ZONES];
   const save = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      // Reminders go only to a server that has them (contract section 10); others would refuse the field.
-      const body = me.reminders === undefined ? { timezone: zone } : { timezone: zone, reminders: parseReminders(reminders) };
-      must(await api.PUT('/api/v1/me', { body }));
+      must(await api.PUT('/api/v1/me', { body: { timezone: zone, reminders: parseReminders(reminders) } }));
       await refresh();
       return 'Saved.';
     });
@@ -54,9 +52,9 @@ function Profile() {
           ))}
         </select>
         <label for="reminders">Reminders, in minutes before a session</label>
-        <input id="reminders" inputMode="numeric" aria-describedby="reminders-hint" disabled={me.reminders === undefined} value={reminders} onInput={(e) => setReminders(e.currentTarget.value)} />
+        <input id="reminders" inputMode="numeric" aria-describedby="reminders-hint" value={reminders} onInput={(e) => setReminders(e.currentTarget.value)} />
         <p id="reminders-hint" class="hint">
-          {me.reminders === undefined ? 'This server does not offer reminders yet.' : 'Up to 5 numbers from 0 to 10080, separated by commas; empty for none.'}
+          Up to 5 numbers from 0 to 10080, separated by commas; empty for none.
         </p>
         <button type="submit" disabled={busy}>
           Save
