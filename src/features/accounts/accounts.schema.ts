@@ -57,7 +57,7 @@ const RoleField = StringEnum(['admin', 'member'] as const, { description: '`admi
 const MemberRecord = Type.Object({ handle: Type.String(), role: RoleField }, { additionalProperties: false });
 export const MemberList = DataList('MemberList', MemberRecord, 'The org’s members by handle.');
 export const MemberEnvelope = Envelope('Member', MemberRecord, 'The member with their role now.');
-export const MemberUpdateBody = Named('MemberUpdate', Type.Object({ role: RoleField }, { additionalProperties: false }));
+export const MemberUpdateBody = Named('MemberUpdate', Type.Object({ role: RoleField }, { additionalProperties: false, examples: [{ role: 'admin' }] }));
 
 const tokenFields = {
   id: Type.Integer(),
