@@ -1601,6 +1601,11 @@ export interface components {
                 role: "admin" | "member";
             }[];
         };
+        /**
+         * @example {
+         *       "role": "admin"
+         *     }
+         */
         MemberUpdate: {
             /**
              * @description `admin` manages the org’s people and invitations; `member` does not.
