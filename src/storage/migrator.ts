@@ -19,6 +19,7 @@ import * as accounts from './migrations/0017_accounts.js';
 import * as deviceCodes from './migrations/0018_device_codes.js';
 import * as taskCompletedAt from './migrations/0020_task_completed_at.js';
 import * as webhookManagement from './migrations/0021_webhook_management.js';
+import * as sessionOverrides from './migrations/0022_session_overrides.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
@@ -43,6 +44,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0018_device_codes': { up: (db) => deviceCodes.up(db, dialect) },
     '0020_task_completed_at': { up: (db) => taskCompletedAt.up(db) },
     '0021_webhook_management': { up: (db) => webhookManagement.up(db) },
+    '0022_session_overrides': { up: (db) => sessionOverrides.up(db, dialect) },
   };
 }
 

@@ -66,8 +66,8 @@ export function createInstantReads(storage: Storage) {
         .selectFrom('session_occurrences')
         .select([...KEY_COLUMNS])
         .where(mine(q.user))
-        .where('session_occurrences.occurrence_date', '>=', q.from)
-        .where('session_occurrences.occurrence_date', '<=', q.to)
+        .where('session_occurrences.day', '>=', q.from)
+        .where('session_occurrences.day', '<=', q.to)
         .where('session_occurrences.starts_at', '<=', q.at)
         .where('session_occurrences.ends_at', '>', q.at);
       return (await inOrder(query).limit(q.limit).execute()).map(keyOf);
@@ -80,7 +80,7 @@ export function createInstantReads(storage: Storage) {
         .selectFrom('session_occurrences')
         .select([...KEY_COLUMNS])
         .where(mine(q.user))
-        .where('session_occurrences.occurrence_date', '>=', q.from)
+        .where('session_occurrences.day', '>=', q.from)
         .where('session_occurrences.starts_at', '>', q.at);
       const row = await inOrder(query).limit(1).executeTakeFirst();
       return row === undefined ? undefined : keyOf(row);

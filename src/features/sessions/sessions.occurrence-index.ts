@@ -56,8 +56,9 @@ function indexStatements(storage: Storage) {
       const terms: Expression<SqlBool>[] = [
         eb('session_occurrences.starts_at', '>=', q.lowest),
         eb('session_occurrences.starts_at', '<', q.highest),
-        eb('session_occurrences.occurrence_date', '>=', q.from),
-        eb('session_occurrences.occurrence_date', '<=', q.to),
+        // The day it takes place on: an override may have moved it from its occurrence_date.
+        eb('session_occurrences.day', '>=', q.from),
+        eb('session_occurrences.day', '<=', q.to),
       ];
       if (after !== undefined) {
         terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));
@@ -203,7 +204,7 @@ function indexReads(storage: Storage) {
 /** What every change to a session's days, visibility or completion writes, in its transaction. */
 function indexWrites(storage: Storage) {
   /** Rows per insert statement, within the engine's parameter limit. */
-  const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 10));
 
   return {
     /**
@@ -254,6 +255,11 @@ function indexWrites(storage: Storage) {
       let update = db.updateTable('session_occurrences').set({ completed: 1 }).where('session_id', '=', q.sessionId);
       if (q.date !== undefined) update = update.where('occurrence_date', '=', q.date);
       await update.execute();
+    },
+
+    /** Moves one indexed occurrence to the instants and day its override gives it (none indexed: nothing). */
+    async move(db: Db, q: { sessionId: number; date: string; values: Pick<OccurrenceRow, 'starts_at' | 'ends_at' | 'day'> }): Promise<void> {
+      await db.updateTable('session_occurrences').set(q.values).where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
     },
 
     /** Removes one occurrence (`date`), or every occurrence on or after `from`. */
