@@ -268,7 +268,7 @@ export interface paths {
         get: operations["getSession"];
         /**
          * Change a session (creator only)
-         * @description Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. `status` only moves forward (backward is 409). Others who can see the session get 403.
+         * @description Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. `status` only moves forward (backward is 409). Others who can see the session get 403. With `date`, only that occurrence changes (`name`, `time`, `duration`, `schedule` to move it, and the blocker and snooze fields; any other field is 422): the answer is the occurrence as `GET ?date=` shows it, and later series edits change only what it did not set. With `date` and `scope=following`, the series ends the day before and a new series (`split_from`) takes that day on, with the body applied: `201`.
          */
         put: operations["updateSession"];
         post?: never;
@@ -1836,9 +1836,11 @@ export interface components {
             readonly participants_count: number;
             /**
              * Format: date
-             * @description In date-filtered listings: the local date of this item.
+             * @description In date-filtered listings: the local date of this item (its original day, also when an edit moved it).
              */
             readonly occurrence_date?: string;
+            /** @description The series a `scope=following` edit split this one from. */
+            readonly split_from?: number;
             readonly participation?: components["schemas"]["Participation"];
         };
         /**
@@ -4049,7 +4051,12 @@ export interface operations {
     };
     updateSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An occurrence of a series: change only it (or with `scope=following`, it and the ones after). */
+                date?: string;
+                /** @description With `date`: `occurrence` (default) edits that day only; `following` splits the series there into a new one. */
+                scope?: "occurrence" | "following";
+            };
             header?: {
                 /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
                 "if-match"?: string;
@@ -4069,13 +4076,27 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session as changed. */
+            /** @description The session (or the occurrence) as changed. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnvelope"];
+                };
+            };
+            /** @description The new series a `scope=following` edit split off; `Location` names it. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
