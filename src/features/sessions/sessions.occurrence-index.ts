@@ -18,10 +18,23 @@ export interface DatedKey {
 export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pick<DatedKey, 'startsAt' | 'id' | 'date'>) =>
   a.startsAt < b.startsAt || (a.startsAt === b.startsAt && (a.id < b.id || (a.id === b.id && a.date < b.date)));
 
+type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
+
+/**
+ * Occurrences taking place on a day in [from, to] (`to` undefined: open). Stated so that a
+ * read by session seeks the primary key's occurrence_date: an occurrence's day differs from
+ * its occurrence_date only when an override moved it, and those few rows have an index of
+ * their own (session_occurrences_moved_idx, migration 0022).
+ */
+export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBool> {
+  const day = [eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])];
+  const own = [eb('session_occurrences.occurrence_date', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.occurrence_date', '<=', to)])];
+  return eb.and([...day, eb.or([eb.and(own), sql<SqlBool>`session_occurrences.day <> session_occurrences.occurrence_date`])]);
+}
+
 /** The last date a fully indexed session holds: nothing after it will ever be added. */
 export const FULLY_INDEXED = '9999-12-31';
 
-type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | 'starts_at' | 'ends_at' | 'completed'>;
 
 export interface DatedPageQuery {
@@ -57,8 +70,7 @@ function indexStatements(storage: Storage) {
         eb('session_occurrences.starts_at', '>=', q.lowest),
         eb('session_occurrences.starts_at', '<', q.highest),
         // The day it takes place on: an override may have moved it from its occurrence_date.
-        eb('session_occurrences.day', '>=', q.from),
-        eb('session_occurrences.day', '<=', q.to),
+        dayWithin(eb, q.from, q.to),
       ];
       if (after !== undefined) {
         terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));

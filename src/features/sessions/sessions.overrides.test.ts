@@ -3,6 +3,8 @@ import { type Client, describeEachDialect, errorPaths, useTestApp } from '../../
 import { parseFeed } from '../calendar/calendar.test-helpers.js';
 import { type SessionRecord, createSession } from './sessions.test-helpers.js';
 import { sessionsApi } from './sessions.api.js';
+import { createChangesRepository } from '../../changelog/changelog.repository.js';
+import { HEAD_TTL_MS } from '../changes/changes.service.js';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -25,6 +27,17 @@ async function put(client: Client, path: string, body: unknown, status = 200): P
 
 const withoutPhase = ({ phase: _phase, ...rest }: SessionRecord) => rest;
 
+type ChangePage = { data: { type: string; id: string; record: SessionRecord | null; occurrence_date?: string }[]; next_cursor: string };
+
+/** The change feed's next page after `cursor` (none: the first page of a full sync), once every committed change is sequenced. */
+async function changes(t: { storage: Parameters<typeof createChangesRepository>[0] }, client: Client, cursor?: string): Promise<ChangePage> {
+  await createChangesRepository(t.storage).sequence();
+  if (t.storage.dataVersion() === undefined) await new Promise((r) => setTimeout(r, HEAD_TTL_MS + 10));
+  const res = await client.get<ChangePage>(`/api/v1/changes?limit=500${cursor === undefined ? '' : `&cursor=${cursor}`}`);
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
 describeEachDialect('occurrence overrides over HTTP', (dialect) => {
   const t = useTestApp(dialect, { alice: [1], bob: [1] });
 
@@ -33,6 +46,8 @@ describeEachDialect('occurrence overrides over HTTP', (dialect) => {
     const d = addDays(start, 5);
     const series = await createSession(t.alice, { name: 'daily', is_public: true, timezone: 'Europe/Berlin', schedule: start, time: '9:00 AM', is_recurring: 1, occurrence: 'daily', recurring_ends: addDays(start, 15) });
     const before = await t.alice.get(`/api/v1/sessions/${series.id}?date=${d}`);
+    let cursor = (await changes(t, t.bob)).next_cursor;
+    for (let page = await changes(t, t.bob, cursor); page.data.length > 0; page = await changes(t, t.bob, cursor)) cursor = page.next_cursor;
     const moved = await put(t.alice, `/api/v1/sessions/${series.id}?date=${d}`, { name: 'moved', time: '14:00', duration: 30, schedule: addDays(d, 2), snooze_enabled: true });
     expect(moved).toMatchObject({ id: series.id, occurrence_date: d, name: 'moved', time: '2:00 PM', duration: 30, schedule: addDays(d, 2), snooze_enabled: true, rrule: series.rrule });
     const seen = await t.alice.get(`/api/v1/sessions/${series.id}?date=${d}`);
@@ -50,6 +65,9 @@ describeEachDialect('occurrence overrides over HTTP', (dialect) => {
     expect(listed.map((o) => o.occurrence_date)).toEqual([addDays(d, -1), addDays(d, 1), addDays(d, 2), d]);
     expect(listed[3]).toEqual({ occurrence_date: d, starts_at: moved.starts_at, ends_at: moved.ends_at });
     expect(Date.parse(moved.ends_at) - Date.parse(moved.starts_at)).toBe(30 * MINUTE);
+    // The change feed tells of the occurrence, as GET ?date= shows it.
+    const told = (await changes(t, t.bob, cursor)).data.filter((e) => e.id === String(series.id));
+    expect(told.map((e) => [e.occurrence_date, e.record?.occurrence_date, e.record?.name])).toEqual([[d, d, 'moved']]);
     // Sending the same again changes nothing; the series' own version moved once.
     const version = (await t.alice.get(`/api/v1/sessions/${series.id}`)).body.data.updated_at;
     await put(t.alice, `/api/v1/sessions/${series.id}?date=${d}`, { name: 'moved' });

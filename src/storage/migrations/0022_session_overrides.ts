@@ -13,7 +13,8 @@ type AnyDb = Kysely<any>;
  *   `website_blocker` may be null, which a nullable column could not tell from "not set").
  * - session_occurrences.day: the local day an occurrence takes place on (an override may
  *   move it); dated listings filter on it. The two covering listing indexes are rebuilt
- *   with it, each new one before the one it replaces is dropped.
+ *   with it, each new one before the one it replaces is dropped; a partial index holds the
+ *   moved ones.
  * - sessions.split_from: the series a "this and following" edit split this one from.
  */
 export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
@@ -38,4 +39,12 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .where(sql.ref('completed'), '=', 1)
     .execute();
   await db.schema.dropIndex('session_occurrences_completed_idx').execute();
+  // The few occurrences an override moved to another day: reads by session seek the primary
+  // key's occurrence_date for the others, and these here (sessions.occurrence-index.ts, dayWithin).
+  await db.schema
+    .createIndex('session_occurrences_moved_idx')
+    .on('session_occurrences')
+    .columns(['session_id', 'day'])
+    .where(sql.ref('day'), '<>', sql.ref('occurrence_date'))
+    .execute();
 }
