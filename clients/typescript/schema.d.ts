@@ -1275,6 +1275,11 @@ export interface components {
              * @description When it last changed (in a full sync: the record’s `updated_at`).
              */
             changed_at: string;
+            /**
+             * Format: date
+             * @description An edit of one occurrence of a series (`PUT /sessions/{id}?date=`): that occurrence, and `record` is it as `GET /sessions/{id}?date=` answers.
+             */
+            occurrence_date?: string;
         };
         /**
          * @description A page of the change feed: a full sync (without `cursor`), or what changed since the cursor, in commit order.
