@@ -1849,7 +1849,7 @@ export interface components {
             readonly participation?: components["schemas"]["Participation"];
         };
         /**
-         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "org_id": 1,
          *       "name": "Deep work: quarterly report",
@@ -1988,7 +1988,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "name": "Deep work: quarterly report (final pass)",
          *       "duration": 90
@@ -2183,7 +2183,7 @@ export interface components {
             readonly updated_at: string;
         };
         /**
-         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "context": "Outline the quarterly report",
          *       "session_id": 1
@@ -2211,7 +2211,7 @@ export interface components {
             data: components["schemas"]["Task"];
         };
         /**
-         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "session_id": 1,
          *       "tasks": [
@@ -2240,7 +2240,7 @@ export interface components {
             tasks: components["schemas"]["TaskImportItem"][];
         };
         /**
-         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "context": "Fix the login redirect loop",
          *       "source": "linear",
@@ -2275,7 +2275,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `source`, `source_id`, `session_id`.
+         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`, `source`, `source_id`, `session_id`.
          * @example {
          *       "is_completed": true
          *     }
