@@ -4059,8 +4059,8 @@ export interface operations {
             query?: {
                 /** @description An occurrence of a series: change only it (or with `scope=following`, it and the ones after). */
                 date?: string;
-                /** @description With `date`: `occurrence` (default) edits that day only; `following` splits the series there into a new one. */
-                scope?: "occurrence" | "following";
+                /** @description `series` (the default without `date`) edits the whole session; with `date`, `occurrence` (its default) edits that day only and `following` splits the series there into a new one. */
+                scope?: "series" | "occurrence" | "following";
             };
             header?: {
                 /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */

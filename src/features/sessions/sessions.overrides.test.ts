@@ -91,6 +91,7 @@ describeEachDialect('occurrence overrides over HTTP', (dialect) => {
     const hidden = await createSession(t.alice, { name: 'private', schedule: start, is_recurring: 1, occurrence: 'daily' });
     expect((await t.bob.put(`/api/v1/sessions/${hidden.id}?date=${start}`, { name: 'x' })).status).toBe(404);
     expect(errorPaths(await t.alice.put(`/api/v1/sessions/${series.id}?scope=following`, { name: 'x' }))).toEqual(['/date']);
+    expect(errorPaths(await t.alice.put(`${path}&scope=series`, { name: 'x' }))).toEqual(['/date']);
     expect((await t.alice.get(`/api/v1/sessions/${series.id}?date=${addDays(start, 7)}`)).body.data.name).toBe('weekly');
   });
 

@@ -37,8 +37,8 @@ export const UpdateSessionQuery = Type.Object(
   {
     date: Type.Optional(SessionDate({ description: 'An occurrence of a series: change only it (or with `scope=following`, it and the ones after).' })),
     scope: Type.Optional(
-      StringEnum(['occurrence', 'following'] as const, {
-        description: 'With `date`: `occurrence` (default) edits that day only; `following` splits the series there into a new one.',
+      StringEnum(['series', 'occurrence', 'following'] as const, {
+        description: '`series` (the default without `date`) edits the whole session; with `date`, `occurrence` (its default) edits that day only and `following` splits the series there into a new one.',
       }),
     ),
   },

@@ -268,8 +268,9 @@ export function sessionsServiceOn(ctx: SessionsContext) {
       updateSession(ctx, user, id, body, schemaErrors, precondition),
     /** PUT with its query: with `date`, one occurrence or (scope=following) a split; `created` when a new series answers. */
     updateIn: async (user: AuthenticatedUser, id: number, query: UpdateSessionQuery, body: UpdateSessionBody, schemaErrors: readonly FieldError[] = [], precondition?: Precondition<Session>) => {
+      if (query.scope === 'series' && query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
       if (query.date !== undefined) return updateDated(ctx, user, id, { ...query, date: query.date }, body, schemaErrors, precondition);
-      if (query.scope !== undefined) throw validationFailed([{ path: '/date', message: 'is required with scope' }]);
+      if (query.scope !== undefined && query.scope !== 'series') throw validationFailed([{ path: '/date', message: `is required with scope=${query.scope}` }]);
       return { session: await updateSession(ctx, user, id, body, schemaErrors, precondition), created: false };
     },
     delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery, precondition?: Precondition<Session>) =>
