@@ -21,15 +21,12 @@ export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pi
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 
 /**
- * Occurrences taking place on a day in [from, to] (`to` undefined: open). Stated so that a
- * read by session seeks the primary key's occurrence_date: an occurrence's day differs from
- * its occurrence_date only when an override moved it, and those few rows have an index of
- * their own (session_occurrences_moved_idx, migration 0022).
+ * Occurrences taking place on a day in [from, to] (`to` undefined: open): their `day`, which an
+ * override may have moved from their occurrence_date. A read by session seeks
+ * session_occurrences_day_idx (session_id, day), as it sought the primary key's occurrence_date before.
  */
 export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBool> {
-  const day = [eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])];
-  const own = [eb('session_occurrences.occurrence_date', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.occurrence_date', '<=', to)])];
-  return eb.and([...day, eb.or([eb.and(own), sql<SqlBool>`session_occurrences.day <> session_occurrences.occurrence_date`])]);
+  return eb.and([eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])]);
 }
 
 /** The last date a fully indexed session holds: nothing after it will ever be added. */

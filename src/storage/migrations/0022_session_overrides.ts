@@ -13,8 +13,8 @@ type AnyDb = Kysely<any>;
  *   `website_blocker` may be null, which a nullable column could not tell from "not set").
  * - session_occurrences.day: the local day an occurrence takes place on (an override may
  *   move it); dated listings filter on it. The two covering listing indexes are rebuilt
- *   with it, each new one before the one it replaces is dropped; a partial index holds the
- *   moved ones.
+ *   with it, each new one before the one it replaces is dropped, and reads by session get
+ *   an index on (session_id, day).
  * - sessions.split_from: the series a "this and following" edit split this one from.
  */
 export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
@@ -39,12 +39,7 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .where(sql.ref('completed'), '=', 1)
     .execute();
   await db.schema.dropIndex('session_occurrences_completed_idx').execute();
-  // The few occurrences an override moved to another day: reads by session seek the primary
-  // key's occurrence_date for the others, and these here (sessions.occurrence-index.ts, dayWithin).
-  await db.schema
-    .createIndex('session_occurrences_moved_idx')
-    .on('session_occurrences')
-    .columns(['session_id', 'day'])
-    .where(sql.ref('day'), '<>', sql.ref('occurrence_date'))
-    .execute();
+  // Reads by session (a reader's own and involved sessions, /me/now) seek a range of days here,
+  // as they sought the primary key's occurrence_date before an override could move a day.
+  await db.schema.createIndex('session_occurrences_day_idx').on('session_occurrences').columns(['session_id', 'day']).execute();
 }
