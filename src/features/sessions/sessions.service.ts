@@ -45,7 +45,7 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
     const resolved = resolveOccurrence(row, exceptions, date);
     // A one-off session asked for on its day reads as a dated listing shows it: with its occurrence_date.
-    item = await occurrenceItem(ctx, db, row, resolved === ONE_OFF ? row.schedule : resolved);
+    item = await occurrenceItem(ctx, db, row, occurrenceDay(row, resolved));
   }
   return recordOf(ctx, db, user, item);
 }
@@ -131,7 +131,13 @@ async function updateDated(
   precondition?: Precondition<Session>,
 ): Promise<{ session: Session; created: boolean }> {
   const target = await ctx.storage.transaction(async (trx) => {
-    const row = await lockForChange(ctx, trx, user, id, precondition, 'change');
+    const oneDay = query.scope !== 'following';
+    const row = await lockForChange(ctx, trx, user, id, oneDay ? undefined : precondition, 'change');
+    // If-Match of one occurrence's edit names what GET ?date= showed.
+    if (oneDay) {
+      const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+      await precondition?.(async () => recordOf(ctx, trx, user, await occurrenceItem(ctx, trx, row, occurrenceDay(row, resolveOccurrence(row, exceptions, query.date)))));
+    }
     if (query.scope === 'following') {
       const newId = await splitSeries(ctx, trx, user, row, query.date, body, schemaErrors);
       if (newId !== undefined) return { id: newId, date: undefined };
@@ -144,6 +150,9 @@ async function updateDated(
   });
   return { session: await getSession(ctx, user, target.id, target.date), created: target.id !== id };
 }
+
+/** The day an occurrence key names: a one-off session's own. */
+const occurrenceDay = (row: SessionRow, key: string) => (key === ONE_OFF ? row.schedule : key);
 
 /** The whole session changed, on its row locked by the caller. */
 async function changeSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<void> {
