@@ -328,7 +328,7 @@ export interface paths {
         get: operations["getSession"];
         /**
          * Change a session (creator only)
-         * @description Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. `status` only moves forward (backward is 409). Others who can see the session get 403.
+         * @description Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. `status` only moves forward (backward is 409). Others who can see the session get 403. With `date`, only that occurrence changes (`name`, `time`, `duration`, `schedule` to move it, and the blocker and snooze fields; any other field is 422): the answer is the occurrence as `GET ?date=` shows it, and later series edits change only what it did not set. With `date` and `scope=following`, the series ends the day before and a new series (`split_from`) takes that day on, with the body applied: `201`.
          */
         put: operations["updateSession"];
         post?: never;
@@ -1339,6 +1339,11 @@ export interface components {
              * @description When it last changed (in a full sync: the record’s `updated_at`).
              */
             changed_at: string;
+            /**
+             * Format: date
+             * @description An edit of one occurrence of a series (`PUT /sessions/{id}?date=`): that occurrence, and `record` is it as `GET /sessions/{id}?date=` answers.
+             */
+            occurrence_date?: string;
         };
         /**
          * @description A page of the change feed: a full sync (without `cursor`), or what changed since the cursor, in commit order.
@@ -1965,13 +1970,15 @@ export interface components {
             readonly participants_count: number;
             /**
              * Format: date
-             * @description In date-filtered listings: the local date of this item.
+             * @description In date-filtered listings: the local date of this item (its original day, also when an edit moved it).
              */
             readonly occurrence_date?: string;
+            /** @description The series a `scope=following` edit split this one from. */
+            readonly split_from?: number;
             readonly participation?: components["schemas"]["Participation"];
         };
         /**
-         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description A new session; you are its host. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "org_id": 1,
          *       "name": "Deep work: quarterly report",
@@ -2112,7 +2119,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description Any subset of the create fields (at least one); the merged session must pass every create rule. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "name": "Deep work: quarterly report (final pass)",
          *       "duration": 90
@@ -2316,7 +2323,7 @@ export interface components {
             readonly updated_at: string;
         };
         /**
-         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description A new task. `source` and `source_id` are both null (a task made here) or both set (reusing an origin you already have is 409). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "context": "Outline the quarterly report",
          *       "session_id": 1
@@ -2344,7 +2351,7 @@ export interface components {
             data: components["schemas"]["Task"];
         };
         /**
-         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description Tasks to import into one session, upserted on (source, source_id). Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "session_id": 1,
          *       "tasks": [
@@ -2373,7 +2380,7 @@ export interface components {
             tasks: components["schemas"]["TaskImportItem"][];
         };
         /**
-         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`.
+         * @description One task from an external origin. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`.
          * @example {
          *       "context": "Fix the login redirect loop",
          *       "source": "linear",
@@ -2408,7 +2415,7 @@ export interface components {
             next_cursor: string | null;
         };
         /**
-         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `source`, `source_id`, `session_id`.
+         * @description At least one of `context`, `is_completed`. A task’s origin and session are fixed once created. Read-only fields sent anyway are ignored: `id`, `created_by`, `owner`, `created_at`, `updated_at`, `starts_at`, `ends_at`, `occurrence_date`, `participation`, `participants_count`, `rrule`, `phase`, `split_from`, `source`, `source_id`, `session_id`.
          * @example {
          *       "is_completed": true
          *     }
@@ -2893,9 +2900,11 @@ export interface components {
                 readonly participants_count: number;
                 /**
                  * Format: date
-                 * @description In date-filtered listings: the local date of this item.
+                 * @description In date-filtered listings: the local date of this item (its original day, also when an edit moved it).
                  */
                 readonly occurrence_date?: string;
+                /** @description The series a `scope=following` edit split this one from. */
+                readonly split_from?: number;
                 readonly participation?: components["schemas"]["Participation"];
                 /** @description The reminder this is: how many minutes before `starts_at` it fires. */
                 minutes_before: number;
@@ -4529,7 +4538,12 @@ export interface operations {
     };
     updateSession: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An occurrence of a series: change only it (or with `scope=following`, it and the ones after). */
+                date?: string;
+                /** @description `series` (the default without `date`) edits the whole session; with `date`, `occurrence` (its default) edits that day only and `following` splits the series there into a new one. */
+                scope?: "series" | "occurrence" | "following";
+            };
             header?: {
                 /** @description Change the record only if it is unchanged: the ETag of your last GET (or `*`, any existing record). When none of the listed tags is current the answer is 412 `precondition-failed` and nothing is changed; weak tags (`W/…`) never match. Without If-Match the write proceeds. */
                 "if-match"?: string;
@@ -4549,13 +4563,27 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The session as changed. */
+            /** @description The session (or the occurrence) as changed. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnvelope"];
+                };
+            };
+            /** @description The new series a `scope=following` edit split off; `Location` names it. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -19,6 +19,7 @@ import * as accounts from './migrations/0017_accounts.js';
 import * as deviceCodes from './migrations/0018_device_codes.js';
 import * as taskCompletedAt from './migrations/0020_task_completed_at.js';
 import * as webhookManagement from './migrations/0021_webhook_management.js';
+import * as sessionOverrides from './migrations/0022_session_overrides.js';
 import * as reminders from './migrations/0023_reminders.js';
 import * as oidcLogins from './migrations/0024_oidc_logins.js';
 import type { Database } from './tables.js';
@@ -45,6 +46,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0018_device_codes': { up: (db) => deviceCodes.up(db, dialect) },
     '0020_task_completed_at': { up: (db) => taskCompletedAt.up(db) },
     '0021_webhook_management': { up: (db) => webhookManagement.up(db) },
+    '0022_session_overrides': { up: (db) => sessionOverrides.up(db, dialect) },
     '0023_reminders': { up: (db) => reminders.up(db) },
     '0024_oidc_logins': { up: (db) => oidcLogins.up(db) },
   };

@@ -123,6 +123,8 @@ export interface SessionsTable {
   updated_at: Instant;
   /** The iCalendar SEQUENCE: 0 when created, +1 with every change that moves updated_at (sessions repository `update`). */
   sequence: Generated<number>;
+  /** The series a "this and following" edit split this one from (contract section 10); null otherwise. */
+  split_from: Generated<number | null>;
 }
 
 /**
@@ -143,6 +145,8 @@ export interface SessionOccurrencesTable {
   completed: Flag;
   starts_at: Instant;
   ends_at: Instant;
+  /** The local day it takes place on: occurrence_date, or the day an override moved it to. Dated listings filter on it. */
+  day: CalendarDate;
 }
 
 export interface SessionCollaboratorsTable {
@@ -157,6 +161,18 @@ export interface SessionParticipantsTable {
   occurrence_date: CalendarDate;
   joined_at: Instant;
   completed_at: Instant | null;
+}
+
+/**
+ * One edited occurrence of a series (contract section 10): `fields` is the JSON of the
+ * session columns that day sets (OverrideFields); the others follow the series.
+ */
+export interface SessionOverridesTable {
+  session_id: number;
+  /** The occurrence's original date: its key, also when the override moves it to another day. */
+  occurrence_date: CalendarDate;
+  fields: string;
+  updated_at: Instant;
 }
 
 export interface SessionExceptionsTable {
@@ -250,6 +266,7 @@ export interface Database {
   session_participants: SessionParticipantsTable;
   session_exceptions: SessionExceptionsTable;
   session_occurrences: SessionOccurrencesTable;
+  session_overrides: SessionOverridesTable;
   tasks: TasksTable;
   idempotency_keys: IdempotencyKeysTable;
   changes: ChangesTable;

@@ -94,6 +94,7 @@ export const Limit = (max: number, fallback: number) =>
  */
 export const READ_ONLY_FIELDS = [
   'id', 'created_by', 'owner', 'created_at', 'updated_at', 'starts_at', 'ends_at', 'occurrence_date', 'participation', 'participants_count', 'rrule', 'phase',
+  'split_from',
 ] as const;
 
 /**

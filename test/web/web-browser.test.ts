@@ -119,6 +119,15 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await button(page, 'Save').click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Daily sync');
 
+    // "This occurrence" renames this day only (an override): the page shows it, the series keeps its name.
+    await group.getByRole('radio', { name: 'This occurrence' }).check();
+    await page.getByLabel('Name', { exact: true }).fill('Standup, this day');
+    await button(page, 'Save').click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Standup, this day');
+    const id = /\/sessions\/(\d+)/.exec(page.url())?.[1];
+    const series = await page.evaluate(async (path) => (await (await fetch(path)).json()) as { data: { name: string } }, `/api/v1/sessions/${id}`);
+    expect(series.data.name).toBe('Daily sync');
+
     await page.getByRole('link', { name: 'Now', exact: true }).click();
     await page.waitForURL(/\/now$/);
     // The event stream opened with the session cookie.

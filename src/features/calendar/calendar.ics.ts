@@ -21,10 +21,15 @@ import { offsetAt, vtimezone } from './calendar.vtimezone.js';
  *   (a calendar without METHOD revises DTSTAMP with the data, RFC 5545 §3.8.7.2), so the
  *   same sessions always make the same bytes and the ETag holds.
  * - DESCRIPTION and URL: calendar.description.ts (the link only with PUBLIC_URL).
+ * - An edited occurrence of a series: a VEVENT of the same UID with RECURRENCE-ID (the
+ *   day's original wall time in the series' zone) and its own DTSTART, DTEND and text.
  */
 
-export type FeedSession = DescribedSession &
+type EventRow = DescribedSession &
   Pick<SessionRow, 'name' | 'timezone' | 'schedule' | 'time_minutes' | 'starts_at' | 'ends_at' | 'rrule' | 'status' | 'created_at' | 'updated_at' | 'sequence'>;
+
+/** A session of a feed, with a series' edited occurrences (each the session as that day shows it, at its instants). */
+export type FeedSession = EventRow & { edited?: readonly { occurrence_date: string; session: EventRow }[] };
 
 interface Wall {
   year: number;
@@ -111,6 +116,9 @@ function fold(line: string): string {
   return out;
 }
 
+/** The date part of a wall clock. */
+const dateWall = (date: string) => ({ year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)) });
+
 /** `YYYYMMDDTHHMMSS` of a wall clock. */
 const wallText = (w: Wall) => `${pad(w.year, 4)}${pad(w.month)}${pad(w.day)}T${pad(w.hour)}${pad(w.minute)}00`;
 
@@ -120,10 +128,11 @@ const utcText = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).rep
 /** A date-time property at a wall time in `zone`: with TZID, or as UTC for the zone `UTC`. */
 const dateTime = (name: string, zone: string, wall: Wall) => (zone === 'UTC' ? `${name}:${wallText(wall)}Z` : `${name};TZID=${zone}:${wallText(wall)}`);
 
-/** The lines of one session's VEVENT. */
-function eventLines(s: FeedSession, zone: string, start: Wall, end: Wall, publicUrl: string | null): string[] {
+/** The lines of one session's VEVENT (`recurrenceId`: of one edited occurrence of a series). */
+function eventLines(s: EventRow, zone: string, start: Wall, end: Wall, publicUrl: string | null, recurrenceId?: Wall): string[] {
   const lines = [`BEGIN:VEVENT`, `UID:session-${s.id}@focus`, `SEQUENCE:${s.sequence}`, `DTSTAMP:${utcText(s.updated_at)}`, dateTime('DTSTART', zone, start), dateTime('DTEND', zone, end)];
-  if (s.rrule !== null) {
+  if (recurrenceId !== undefined) lines.push(dateTime('RECURRENCE-ID', zone, recurrenceId));
+  else if (s.rrule !== null) {
     const recurrence = recurrenceLines(s.rrule).split(/\r?\n/).filter((line) => line !== '');
     lines.push(...(recurrence.length === 1 && !recurrence[0]?.startsWith('RRULE:') ? [`RRULE:${recurrence[0] ?? ''}`] : recurrence.map((line) => line.trim())));
   }
@@ -158,12 +167,17 @@ export async function buildIcs(feed: FeedText): Promise<string> {
   for (const [i, s] of feed.sessions.entries()) {
     if (i > 0 && i % EVENTS_PER_TURN === 0) await nextTurn();
     const date = firstDate(s);
-    const wall = { year: Number(date.slice(0, 4)), month: Number(date.slice(5, 7)), day: Number(date.slice(8, 10)), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 };
+    const wall = { ...dateWall(date), hour: Math.floor(s.time_minutes / 60), minute: s.time_minutes % 60 };
     const startMs = Date.parse(s.starts_at);
     const zone = s.rrule === null && ambiguous(wall, startMs, s.timezone) ? 'UTC' : s.timezone;
     if (zone !== 'UTC') used.add(zone);
     const start = zone === 'UTC' ? wallAt(startMs, 'UTC') : wall;
     events.push(...eventLines(s, zone, start, wallAt(Date.parse(s.ends_at), zone), feed.publicUrl).map(fold));
+    for (const { occurrence_date: day, session: o } of s.edited ?? []) {
+      const original = { ...dateWall(day), hour: wall.hour, minute: wall.minute };
+      const at = (iso: string) => wallAt(Date.parse(iso), zone);
+      events.push(...eventLines(o, zone, at(o.starts_at), at(o.ends_at), feed.publicUrl, original).map(fold));
+    }
   }
   const now = feed.now ?? new Date();
   const zones = [...used].flatMap((zone) => vtimezone(zone, fromYear.get(zone) ?? now.getUTCFullYear(), now) ?? []);

@@ -33,8 +33,12 @@ export function parseFeed(text: string): { calendar: ICAL.Component; timezones: 
     ICAL.TimezoneService.register(zone);
   }
   const events = new Map<string, ParsedEvent>();
-  for (const vevent of calendar.getAllSubcomponents('vevent')) {
+  // An edited occurrence is a VEVENT of its series' UID with RECURRENCE-ID: related to the series, as calendar apps do.
+  const vevents = calendar.getAllSubcomponents('vevent');
+  const edited = vevents.filter((v) => v.hasProperty('recurrence-id'));
+  for (const vevent of vevents.filter((v) => !v.hasProperty('recurrence-id'))) {
     const event = new ICAL.Event(vevent);
+    for (const exception of edited) if (exception.getFirstPropertyValue('uid') === event.uid) event.relateException(exception);
     events.set(event.uid, {
       uid: event.uid,
       summary: event.summary,

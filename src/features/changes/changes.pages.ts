@@ -22,16 +22,40 @@ export interface FeedSources {
   changes: ChangesRepository;
 }
 
+/** The occurrence a log row edited (PUT ?date=), told as its own entry; undefined for any other change. */
+const editedOccurrence = (row: PositionedChange) => (row.kind === 'session' && row.action === 'updated' && row.occurrence_date !== null ? row.occurrence_date : undefined);
+
+/** Each reader's edited occurrences among `rows`, as each sees them (GET /sessions/{id}?date=), by `${reader}|${id}|${date}`: one batched read. */
+async function occurrencesSeen(src: FeedSources, readers: readonly AuthenticatedUser[], rows: readonly (readonly PositionedChange[])[]): Promise<Map<string, Session>> {
+  const asked = new Map<string, { reader: AuthenticatedUser; id: number; date: string }>();
+  readers.forEach((reader, i) => {
+    for (const r of rows[i] ?? []) {
+      const date = editedOccurrence(r);
+      if (date !== undefined) asked.set(`${reader.id}|${r.record_id}|${date}`, { reader, id: r.record_id, date });
+    }
+  });
+  if (asked.size === 0) return new Map();
+  const seen = await src.sessions.recordsAsSeen([...asked.values()]);
+  const out = new Map<string, Session>();
+  [...asked.keys()].forEach((key, i) => {
+    const record = seen[i];
+    if (record !== undefined) out.set(key, record);
+  });
+  return out;
+}
+
 /**
  * What a reader is told of log rows that concern it (ChangesRepository.after), given the
  * records visible to it now: each record once, in its current state, at the position of its
  * first change (commit order); a deletion, or a session it lost sight of, only if it saw the
- * record before. Pure.
+ * record before. An edited occurrence is an entry of its own, with `occurrence_date` and the
+ * occurrence as the reader sees it (`occurrences`, from occurrencesSeen). Pure.
  */
-function feedEntries(user: AuthenticatedUser, rows: readonly PositionedChange[], sessions: ReadonlyMap<number, Session>, tasks: ReadonlyMap<number, Task>): PositionedEntry[] {
+function feedEntries(user: AuthenticatedUser, rows: readonly PositionedChange[], sessions: ReadonlyMap<number, Session>, tasks: ReadonlyMap<number, Task>, occurrences: ReadonlyMap<string, Session>): PositionedEntry[] {
   const records = new Map<string, { first: PositionedChange; last: PositionedChange; seen: boolean }>();
   for (const row of rows) {
-    const key = `${row.kind}:${row.record_id}`;
+    const date = editedOccurrence(row);
+    const key = `${row.kind}:${row.record_id}${date === undefined ? '' : `:${date}`}`;
     const seen = row.kind === 'task' || sawBefore(user, row);
     const known = records.get(key);
     if (known === undefined) records.set(key, { first: row, last: row, seen });
@@ -40,14 +64,16 @@ function feedEntries(user: AuthenticatedUser, rows: readonly PositionedChange[],
   const entries: PositionedEntry[] = [];
   // Map order is the order of first changes: commit order.
   for (const { first, last, seen } of records.values()) {
-    const record = first.kind === 'session' ? sessions.get(first.record_id) : tasks.get(first.record_id);
+    const date = editedOccurrence(first);
+    const occurrence = date === undefined ? undefined : occurrences.get(`${user.id}|${first.record_id}|${date}`);
+    const record = occurrence ?? (first.kind === 'session' ? sessions.get(first.record_id) : tasks.get(first.record_id));
     // Never seen and not visible now: nothing to tell this reader.
     if (record === undefined && !seen) continue;
     const id = String(first.record_id);
     const entry: ChangeEntry =
       record === undefined
         ? { type: first.kind, id, deleted: true, record: null, changed_at: last.changed_at }
-        : { type: first.kind, id, deleted: false, record, changed_at: last.changed_at };
+        : { type: first.kind, id, deleted: false, record, changed_at: last.changed_at, ...(occurrence === undefined ? {} : { occurrence_date: date }) };
     entries.push({ entry, position: first.position, changedAt: first.changed_at });
   }
   return entries;
@@ -108,13 +134,13 @@ export async function since(src: FeedSources, user: AuthenticatedUser, q: { afte
 async function scan(src: FeedSources, user: AuthenticatedUser, q: { after: number; upTo: number; limit: number; readAt: number }): Promise<FeedPage> {
   const rows = await src.changes.after({ orgIds: user.orgIds, ownerId: user.id, after: q.after, upTo: q.upTo, limit: SCAN_LIMIT });
   const ofKind = (kind: string) => [...new Set(rows.filter((r) => r.kind === kind).map((r) => r.record_id))];
-  const [sessions, tasks] = await Promise.all([src.sessions.visibleRecords(user, ofKind('session')), src.tasks.records(user, ofKind('task'))]);
+  const [sessions, tasks, occurrences] = await Promise.all([src.sessions.visibleRecords(user, ofKind('session')), src.tasks.records(user, ofKind('task')), occurrencesSeen(src, [user], [rows])]);
 
   const entries: PositionedEntry[] = [];
   let bytes = 0;
   const end = rows.length < SCAN_LIMIT ? undefined : rows.at(-1);
   let next: FeedPosition = { phase: 'log', head: end?.position ?? q.upTo, issuedAt: Math.min(q.readAt, Date.parse(end?.changed_at ?? '') || q.readAt) };
-  for (const positioned of feedEntries(user, rows, sessions, tasks)) {
+  for (const positioned of feedEntries(user, rows, sessions, tasks, occurrences)) {
     const size = jsonBytes(positioned.entry);
     if (entries.length >= q.limit || (bytes + size > PAGE_BYTE_BUDGET && entries.length > 0)) {
       // Cut short: the page ends at its last entry, and the rest comes on the next one.
@@ -140,6 +166,10 @@ export async function forReaders(src: FeedSources, readers: readonly Authenticat
   // caller filtered (at most 500 rows per reader: the hub bounds them).
   const concerned = readers.map((reader) => rows.filter((row) => concerns(reader, row)));
   const ids = (kind: string) => [...new Set(concerned.flat().filter((r) => r.kind === kind).map((r) => r.record_id))];
-  const [sessions, tasks] = await Promise.all([src.sessions.visibleRecordsForReaders(readers, ids('session')), src.tasks.recordsOfOwners(readers, ids('task'))]);
-  return readers.map((reader, i) => feedEntries(reader, concerned[i] ?? [], sessions[i] ?? new Map(), tasks[i] ?? new Map()));
+  const [sessions, tasks, occurrences] = await Promise.all([
+    src.sessions.visibleRecordsForReaders(readers, ids('session')),
+    src.tasks.recordsOfOwners(readers, ids('task')),
+    occurrencesSeen(src, readers, concerned),
+  ]);
+  return readers.map((reader, i) => feedEntries(reader, concerned[i] ?? [], sessions[i] ?? new Map(), tasks[i] ?? new Map(), occurrences));
 }

@@ -20,6 +20,9 @@ export const ChangeEntrySchema = Named(
         description: 'The record in its current state (as `GET /sessions/{id}` or `GET /tasks/{id}` answers); null when `deleted`.',
       }),
       changed_at: Instant({ description: 'When it last changed (in a full sync: the record’s `updated_at`).' }),
+      occurrence_date: Type.Optional(
+        Type.String({ format: 'date', description: 'An edit of one occurrence of a series (`PUT /sessions/{id}?date=`): that occurrence, and `record` is it as `GET /sessions/{id}?date=` answers.' }),
+      ),
     },
     {
       additionalProperties: false,

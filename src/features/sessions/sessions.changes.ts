@@ -11,7 +11,7 @@ const NOBODY: Audience = { public: false, users: [] };
 
 /** A participation change names what was done and to which occurrence (ONE_OFF: a one-off session). */
 type Logged =
-  | { action: Exclude<ChangeAction, 'participation'> }
+  | { action: Exclude<ChangeAction, 'participation'>; occurrenceDate?: string }
   | { action: 'participation'; participation: { action: ParticipationAction; date: string } };
 
 /**
@@ -32,6 +32,7 @@ export async function logSessionChange(
   if (row === undefined) return;
   const audience: Audience | undefined = q.before === undefined ? undefined : await ctx.sessions.audienceOf(db, q.before);
   const detail = q.action === 'participation' ? q.participation : undefined;
+  const edited = q.action === 'participation' ? null : (q.occurrenceDate ?? null);
   const entry = (orgId: number): NewChange => ({
     kind: 'session',
     action: q.action,
@@ -42,7 +43,8 @@ export async function logSessionChange(
     actor_id: q.user.id,
     changed_at: q.now,
     participation: detail?.action ?? null,
-    occurrence_date: detail === undefined || detail.date === ONE_OFF ? null : detail.date,
+    // A participation's occurrence, or the one an occurrence edit changed.
+    occurrence_date: detail === undefined ? edited : detail.date === ONE_OFF ? null : detail.date,
   });
   const orgs = new Set([row.org_id, ...(q.after === undefined ? [] : [q.after.org_id])]);
   await ctx.changes.record(db, [...orgs].map(entry));

@@ -2,6 +2,7 @@ import type { Storage } from '../../storage/database.js';
 import { type ChangesRepository, createChangesRepository } from '../../changelog/changelog.repository.js';
 import { type InstantReads, createInstantReads } from './sessions.instant-reads.js';
 import { type OccurrenceIndex, createOccurrenceIndex } from './sessions.occurrence-index.js';
+import { overrideRows } from './sessions.overrides.js';
 import { type ParticipantsRepository, createParticipantsRepository } from './sessions.participants-repository.js';
 import { type SessionsRepository, createSessionsRepository } from './sessions.repository.js';
 
@@ -11,6 +12,7 @@ export interface SessionsContext {
   sessions: SessionsRepository;
   participants: ParticipantsRepository;
   index: OccurrenceIndex;
+  overrides: typeof overrideRows;
   instants: InstantReads;
   changes: ChangesRepository;
 }
@@ -21,6 +23,7 @@ export function createSessionsContext(storage: Storage): SessionsContext {
     sessions: createSessionsRepository(storage),
     participants: createParticipantsRepository(),
     index: createOccurrenceIndex(storage),
+    overrides: overrideRows,
     instants: createInstantReads(storage),
     changes: createChangesRepository(storage),
   };

@@ -31,16 +31,17 @@ function throughFor(session: IndexedSession, horizon: string): string {
 export async function reindexSession(ctx: SessionsContext, db: Db, sessionId: number, now = new Date()): Promise<void> {
   const session = await ctx.sessions.find(db, sessionId);
   if (session === undefined) return;
-  const [exceptions, completions] = await Promise.all([
+  const [exceptions, completions, overrides] = await Promise.all([
     ctx.sessions.exceptionsOf(db, [sessionId]),
     ctx.participants.hostCompletions(db, { sessionIds: [sessionId], from: FIRST_DAY, to: FULLY_INDEXED }),
+    ctx.overrides.of(db, [sessionId]),
   ]);
   const hostCompleted = new Set([...completions].map((key) => parseOccurrenceKey(key).date));
   const horizon = indexHorizon(session, utcToday(now));
   const floor = indexFloor(session, utcToday(now));
   await ctx.index.write(db, {
     replace: [sessionId],
-    rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, floor ?? FIRST_DAY, horizon),
+    rows: occurrenceRows(session, exceptions.get(sessionId), hostCompleted, floor ?? FIRST_DAY, horizon, overrides),
     through: new Map([[sessionId, throughFor(session, horizon)]]),
     from: new Map([[sessionId, floor]]),
   });
@@ -60,10 +61,11 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
     const ids = due.map((s) => s.id);
     // Sessions stored before the index: their first-occurrence instants and rrule are derived here too.
     const fresh = due.filter((s) => s.indexed_through === null).map((s) => s.id);
-    const [exceptions, completions, stored] = await Promise.all([
+    const [exceptions, completions, stored, overrides] = await Promise.all([
       ctx.sessions.exceptionsOf(trx, ids),
       ctx.participants.hostCompletions(trx, { sessionIds: ids, from: FIRST_DAY, to: FULLY_INDEXED }),
       ctx.sessions.byIds(trx, { ids: fresh }),
+      ctx.overrides.of(trx, ids),
     ]);
     const hostCompleted = new Map<number, Set<string>>();
     for (const key of completions) {
@@ -90,7 +92,7 @@ export async function indexStep(ctx: SessionsContext, q: { batch: number; now?: 
         part.from.set(session.id, floor);
         from = floor ?? FIRST_DAY;
       }
-      for (const row of occurrenceRows(session, exceptions.get(session.id), completed, from, horizon)) part.rows.push(row);
+      for (const row of occurrenceRows(session, exceptions.get(session.id), completed, from, horizon, overrides)) part.rows.push(row);
       part.through.set(session.id, throughFor(session, horizon));
       if (part.rows.length >= WRITE_ROWS) {
         await ctx.index.write(trx, part);

@@ -4,7 +4,7 @@ import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { involvedIds } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
-import type { DatedKey } from './sessions.occurrence-index.js';
+import { type DatedKey, dayWithin } from './sessions.occurrence-index.js';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 
@@ -66,8 +66,7 @@ export function createInstantReads(storage: Storage) {
         .selectFrom('session_occurrences')
         .select([...KEY_COLUMNS])
         .where(mine(q.user))
-        .where('session_occurrences.occurrence_date', '>=', q.from)
-        .where('session_occurrences.occurrence_date', '<=', q.to)
+        .where((eb) => dayWithin(eb, q.from, q.to))
         .where('session_occurrences.starts_at', '<=', q.at)
         .where('session_occurrences.ends_at', '>', q.at);
       return (await inOrder(query).limit(q.limit).execute()).map(keyOf);
@@ -80,7 +79,7 @@ export function createInstantReads(storage: Storage) {
         .selectFrom('session_occurrences')
         .select([...KEY_COLUMNS])
         .where(mine(q.user))
-        .where('session_occurrences.occurrence_date', '>=', q.from)
+        .where((eb) => dayWithin(eb, q.from))
         .where('session_occurrences.starts_at', '>', q.at);
       const row = await inOrder(query).limit(1).executeTakeFirst();
       return row === undefined ? undefined : keyOf(row);

@@ -289,6 +289,7 @@ export function toSession(row: SessionRow & { creator_handle: string }, x: Recor
     participants_count: x.participantsCount,
     phase: x.phase,
     ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
+    ...(row.split_from === null ? {} : { split_from: row.split_from }),
     ...(x.participation === undefined ? {} : { participation: x.participation }),
   };
 }

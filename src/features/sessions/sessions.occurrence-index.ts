@@ -18,10 +18,20 @@ export interface DatedKey {
 export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pick<DatedKey, 'startsAt' | 'id' | 'date'>) =>
   a.startsAt < b.startsAt || (a.startsAt === b.startsAt && (a.id < b.id || (a.id === b.id && a.date < b.date)));
 
+type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
+
+/**
+ * Occurrences taking place on a day in [from, to] (`to` undefined: open): their `day`, which an
+ * override may have moved from their occurrence_date. A read by session seeks
+ * session_occurrences_day_idx (session_id, day), as it sought the primary key's occurrence_date before.
+ */
+export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBool> {
+  return eb.and([eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])]);
+}
+
 /** The last date a fully indexed session holds: nothing after it will ever be added. */
 export const FULLY_INDEXED = '9999-12-31';
 
-type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | 'starts_at' | 'ends_at' | 'completed'>;
 
 export interface DatedPageQuery {
@@ -56,8 +66,8 @@ function indexStatements(storage: Storage) {
       const terms: Expression<SqlBool>[] = [
         eb('session_occurrences.starts_at', '>=', q.lowest),
         eb('session_occurrences.starts_at', '<', q.highest),
-        eb('session_occurrences.occurrence_date', '>=', q.from),
-        eb('session_occurrences.occurrence_date', '<=', q.to),
+        // The day it takes place on: an override may have moved it from its occurrence_date.
+        dayWithin(eb, q.from, q.to),
       ];
       if (after !== undefined) {
         terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));
@@ -203,7 +213,7 @@ function indexReads(storage: Storage) {
 /** What every change to a session's days, visibility or completion writes, in its transaction. */
 function indexWrites(storage: Storage) {
   /** Rows per insert statement, within the engine's parameter limit. */
-  const chunk = Math.max(1, Math.floor(storage.maxParameters / 9));
+  const chunk = Math.max(1, Math.floor(storage.maxParameters / 10));
 
   return {
     /**
@@ -254,6 +264,11 @@ function indexWrites(storage: Storage) {
       let update = db.updateTable('session_occurrences').set({ completed: 1 }).where('session_id', '=', q.sessionId);
       if (q.date !== undefined) update = update.where('occurrence_date', '=', q.date);
       await update.execute();
+    },
+
+    /** Moves one indexed occurrence to the instants and day its override gives it (none indexed: nothing). */
+    async move(db: Db, q: { sessionId: number; date: string; values: Pick<OccurrenceRow, 'starts_at' | 'ends_at' | 'day'> }): Promise<void> {
+      await db.updateTable('session_occurrences').set(q.values).where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
     },
 
     /** Removes one occurrence (`date`), or every occurrence on or after `from`. */

@@ -7,6 +7,7 @@ import type { SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
 import { type DatedKey, datedBefore } from './sessions.occurrence-index.js';
 import { ONE_OFF, floorOn, occurrenceView, utcToday } from './sessions.occurrences.js';
+import { type Overrides, dayOf } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import type { UnindexedSession } from './sessions.repository.js';
 import { type Series, loadSeries } from './sessions.series.js';
@@ -22,14 +23,15 @@ type Range = { from: string; to: string };
 type After = Pick<DatedKey, 'startsAt' | 'id' | 'date'>;
 type Expandable = Omit<UnindexedSession, 'indexed_from'>;
 
-/** The occurrences an expansion reads: each session's, removed ones left out, completion from the session and its host. */
+/** The occurrences an expansion reads: each session's, removed ones left out, completion from the session and its host, and overrides. */
 async function expandable<S extends Expandable>(ctx: SessionsContext, sessions: readonly S[], completions: Range) {
   const ids = sessions.map((s) => s.id);
-  const [series, hostCompleted] = await Promise.all([
+  const [series, hostCompleted, overrides] = await Promise.all([
     loadSeries(ctx.sessions, ctx.storage.db, sessions),
     ctx.participants.hostCompletions(ctx.storage.db, { sessionIds: ids, ...completions }),
+    ctx.overrides.of(ctx.storage.db, ids.filter((_, i) => sessions[i]?.is_recurring === 1)),
   ]);
-  return { series, hostCompleted };
+  return { series, hostCompleted, overrides };
 }
 
 /**
@@ -37,12 +39,12 @@ async function expandable<S extends Expandable>(ctx: SessionsContext, sessions: 
  * starts_at order: a day apart outweighs any DST shift), expanded from its pattern; unbounded,
  * the caller stops. The one per-request expansion.
  */
-function* expandedKeys(s: Series<Expandable>, hostCompleted: ReadonlySet<string>, start: string): Generator<DatedKey> {
+function* expandedKeys(s: Series<Expandable>, hostCompleted: ReadonlySet<string>, start: string, overrides: Overrides): Generator<DatedKey> {
   const { row, pattern } = s;
   const dates = pattern === null ? [row.schedule] : ruleDatesFrom(pattern, start);
   for (const date of dates) {
     if (date < start || pattern?.exceptions?.has(date) === true) continue;
-    const view = occurrenceView(row, date);
+    const view = occurrenceView(row, date, overrides.get(occurrenceKey(row.id, date)));
     yield { startsAt: view.starts_at, id: row.id, date, endsAt: view.ends_at, completed: row.status === 'completed' || hostCompleted.has(occurrenceKey(row.id, date)) };
   }
 }
@@ -73,11 +75,14 @@ async function expandedPage(ctx: SessionsContext, user: AuthenticatedUser, filte
   ]);
   const sessions = before.length === 0 ? ahead : [...new Map([...ahead, ...before].map((s) => [s.id, s])).values()];
   if (sessions.length === 0) return [];
-  const { series, hostCompleted } = await expandable(ctx, sessions, range);
+  const { series, hostCompleted, overrides } = await expandable(ctx, sessions, range);
   function* keysOf(s: UnindexedSession): Generator<DatedKey> {
     for (const [start, end] of unindexedSpans(s, range)) {
-      for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, start)) {
+      for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, start, overrides)) {
         if (key.date > end) break;
+        // Listed by the day it takes place on (an override may have moved it out of the span).
+        const day = dayOf(key.date, overrides.get(occurrenceKey(s.id, key.date)));
+        if (day < start || day > end) continue;
         if (filters.completed !== undefined && key.completed !== (filters.completed === 1)) continue;
         if (after === undefined || datedBefore(after, key)) yield key;
       }
@@ -128,10 +133,10 @@ export async function occurrencesAt(ctx: SessionsContext, user: AuthenticatedUse
     ctx.instants.unindexedOf({ user, through: addDays(today, LONGEST_GAP_DAYS + 1) }),
   ]);
   if (unindexed.length === 0) return { running, next };
-  const { series, hostCompleted } = await expandable(ctx, unindexed, { from, to: addDays(today, 400) });
+  const { series, hostCompleted, overrides } = await expandable(ctx, unindexed, { from, to: addDays(today, 400) });
   const expanded: Around = { running: [], next: undefined };
   for (const s of unindexed) {
-    for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, from)) {
+    for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, from, overrides)) {
       if (key.startsAt > at) {
         if (expanded.next === undefined || datedBefore(key, expanded.next)) expanded.next = key;
         break;

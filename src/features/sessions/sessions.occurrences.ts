@@ -6,6 +6,8 @@ import { addDays, compareDates } from '../recurrence/recurrence.dates.js';
 import { type RecurrencePattern, isOccurrence, nextOccurrenceOnOrAfter, occurrencesBetween } from '../recurrence/recurrence.engine.js';
 import { type OccurrenceInstants, occurrenceInstants, todayIn } from '../recurrence/recurrence.time.js';
 import { type RecurrenceRow, patternOf, recurrenceFromRow } from './sessions.model.js';
+import { NO_OVERRIDES, type OverrideFields, type Overrides, dayOf } from './sessions.overrides.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 
 /** One dated instance of a session: a series occurrence, or a one-off session's own day. */
 export interface OccurrenceView extends OccurrenceInstants {
@@ -40,8 +42,10 @@ export function seriesPattern(row: RecurrenceRow, exceptions?: ReadonlySet<strin
   return patternOf(recurrenceFromRow(row), exceptions);
 }
 
-export function occurrenceView(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone'>, date: string): OccurrenceView {
-  return { date, ...occurrenceInstants(date, row.time_minutes, row.duration, row.timezone) };
+/** An occurrence's instants: on its day at the series' time, or where and when its override (`fields`) moved it. */
+export function occurrenceView(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone'>, date: string, fields?: OverrideFields): OccurrenceView {
+  if (fields === undefined) return { date, ...occurrenceInstants(date, row.time_minutes, row.duration, row.timezone) };
+  return { date, ...occurrenceInstants(dayOf(date, fields), fields.time_minutes ?? row.time_minutes, fields.duration ?? row.duration, row.timezone) };
 }
 
 /** Where an occurrence (or a one-off session) is in time at `now`. */
@@ -123,7 +127,8 @@ export type IndexedSession = RecurrenceRow & Pick<SessionRow, 'org_id' | 'create
 
 /**
  * The index rows of a session's occurrences in [from, through]: a day is completed when
- * the session is, or when its host completed that occurrence (`hostCompleted`, by date).
+ * the session is, or when its host completed that occurrence (`hostCompleted`, by date);
+ * an overridden one at its override's instants and day.
  */
 export function occurrenceRows(
   session: IndexedSession,
@@ -131,10 +136,12 @@ export function occurrenceRows(
   hostCompleted: ReadonlySet<string>,
   from: string,
   through: string,
+  overrides: Overrides = NO_OVERRIDES,
 ): OccurrenceRow[] {
   const allCompleted = session.status === 'completed';
   return daysIn(session, exceptions, from, through).map((date) => {
-    const { starts_at, ends_at } = occurrenceInstants(date, session.time_minutes, session.duration, session.timezone);
+    const fields = overrides.get(occurrenceKey(session.id, date));
+    const { starts_at, ends_at } = occurrenceView(session, date, fields);
     const completed: Flag = allCompleted || hostCompleted.has(date) ? 1 : 0;
     return {
       session_id: session.id,
@@ -146,6 +153,7 @@ export function occurrenceRows(
       completed,
       starts_at,
       ends_at,
+      day: dayOf(date, fields),
     };
   });
 }

@@ -4,6 +4,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { logSessionChange } from './sessions.changes.js';
 import type { SessionsContext } from './sessions.context.js';
 import { ONE_OFF, occurrenceView, resolveOccurrence } from './sessions.occurrences.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 import { loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { Participation } from './sessions.schema.js';
 
@@ -42,7 +43,9 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
         break;
       case 'complete': {
         if (!isHost && existing === undefined) throw conflict('Join the session before completing it.');
-        const startsAt = occurrenceDate === ONE_OFF ? row.starts_at : occurrenceView(row, occurrenceDate).starts_at;
+        // An edited occurrence starts when its override says.
+        const fields = occurrenceDate === ONE_OFF ? undefined : (await ctx.overrides.of(trx, [id])).get(occurrenceKey(id, occurrenceDate));
+        const startsAt = occurrenceDate === ONE_OFF ? row.starts_at : occurrenceView(row, occurrenceDate, fields).starts_at;
         if (now < startsAt) throw notStarted(startsAt);
         if (existing?.completed_at == null) await logged();
         await ctx.participants.complete(trx, { ...key, now });

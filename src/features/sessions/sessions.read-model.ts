@@ -8,6 +8,7 @@ import { FULLY_INDEXED } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
+import { type Overrides, overriddenRow } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import type { SessionWithCreator } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
@@ -34,6 +35,8 @@ export interface ReadSet {
   now: Date;
   /** A whole series' phase, when an indexed occurrence is not over yet (by id). */
   seriesPhases: ReadonlyMap<number, Phase>;
+  /** The overrides of the dated items' series, by occurrenceKey. */
+  overrides: Overrides;
 }
 
 export interface LoadQuery {
@@ -57,9 +60,11 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
   const now = q.now ?? new Date();
   // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
-  const [collaborators, next] = await Promise.all([
+  const datedSeries = q.items.filter((i) => i.occurrence !== undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
+  const [collaborators, next, overrides] = await Promise.all([
     ctx.sessions.collaboratorHandles(db, ids),
     ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) }),
+    ctx.overrides.of(db, datedSeries),
   ]);
   // A whole series counts its next occurrence (the index's first date from the series' today)
   // and takes the phase of its first indexed occurrence not over yet (yesterday's may still run).
@@ -96,7 +101,7 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
   ]);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
-  return { rows, collaborators, counted, counts, rrules, now, seriesPhases, ...(participation === undefined ? {} : { participation }) };
+  return { rows, collaborators, counted, counts, rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
 }
 
 /** The caller's participation in the counted occurrence; the creator is the host and always counts as joined. */
@@ -117,8 +122,10 @@ function participationOf(row: SessionWithCreator, collaborators: readonly string
 export function renderItems(set: ReadSet, items: readonly ItemKey[], user: AuthenticatedUser, opts: { listing?: boolean } = {}): Session[] {
   const out: Session[] = [];
   items.forEach((item, i) => {
-    const row = set.rows.get(item.id);
-    if (row === undefined) return;
+    const stored = set.rows.get(item.id);
+    if (stored === undefined) return;
+    // An occurrence shows what its override sets (name, time, blocker…) over the series'.
+    const row = item.occurrence === undefined ? stored : overriddenRow(stored, set.overrides.get(occurrenceKey(item.id, item.occurrence.date)));
     const collaborators = set.collaborators.get(item.id) ?? [];
     const counted = set.counted[i] ?? null;
     const key = counted === null ? undefined : occurrenceKey(item.id, counted);
@@ -159,14 +166,16 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
 export async function occurrenceItems(ctx: SessionsContext, db: Db, wanted: readonly { row: SessionWithCreator; date: string }[]): Promise<ItemKey[]> {
   const dated = wanted.filter((w) => w.date !== ONE_OFF && w.row.is_recurring === 1 && w.row.status !== 'completed');
   const dates = dated.map((w) => w.date).sort();
-  const done =
+  const [done, overrides] = await Promise.all([
     dated.length === 0
       ? new Set<string>()
-      : await ctx.participants.hostCompletions(db, { sessionIds: dated.map((w) => w.row.id), from: dates[0] as string, to: dates.at(-1) as string });
+      : ctx.participants.hostCompletions(db, { sessionIds: dated.map((w) => w.row.id), from: dates[0] as string, to: dates.at(-1) as string }),
+    ctx.overrides.of(db, wanted.filter((w) => w.date !== ONE_OFF && w.row.is_recurring === 1).map((w) => w.row.id)),
+  ]);
   return wanted.map(({ row, date }) => {
     if (date === ONE_OFF) return { id: row.id };
     const completed = row.status === 'completed' || (row.is_recurring === 1 && done.has(occurrenceKey(row.id, date)));
-    const view = occurrenceView(row, date);
+    const view = occurrenceView(row, date, overrides.get(occurrenceKey(row.id, date)));
     return { id: row.id, occurrence: { date, starts_at: view.starts_at, ends_at: view.ends_at, completed } };
   });
 }

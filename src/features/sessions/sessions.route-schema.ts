@@ -33,6 +33,19 @@ export const GetSessionQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const UpdateSessionQuery = Type.Object(
+  {
+    date: Type.Optional(SessionDate({ description: 'An occurrence of a series: change only it (or with `scope=following`, it and the ones after).' })),
+    scope: Type.Optional(
+      StringEnum(['series', 'occurrence', 'following'] as const, {
+        description: '`series` (the default without `date`) edits the whole session; with `date`, `occurrence` (its default) edits that day only and `following` splits the series there into a new one.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type UpdateSessionQuery = Static<typeof UpdateSessionQuery>;
+
 export const DeleteSessionQuery = Type.Object(
   {
     scope: Type.Optional(StringEnum(['series', 'occurrence', 'following'] as const, { default: 'series' })),

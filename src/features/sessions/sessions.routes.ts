@@ -7,7 +7,7 @@ import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import { bodySchemaErrors } from '../../toolkit/validation.js';
 import { CreateSessionBody, UpdateSessionBody } from './sessions.schema.js';
-import { DeleteSessionQuery, GetSessionQuery, ListSessionsQuery, OccurrenceList, OccurrencesQuery, ParticipationEnvelope, ParticipationQuery, SessionEnvelope, SessionList } from './sessions.route-schema.js';
+import { DeleteSessionQuery, GetSessionQuery, UpdateSessionQuery, ListSessionsQuery, OccurrenceList, OccurrencesQuery, ParticipationEnvelope, ParticipationQuery, SessionEnvelope, SessionList } from './sessions.route-schema.js';
 import type { SessionsService } from './sessions.service.js';
 
 const tags = ['sessions'];
@@ -112,15 +112,26 @@ function writeRoutes(app: App, sessions: SessionsService) {
         summary: 'Change a session (creator only)',
         description:
           'Fields sent replace the stored ones, fields not sent keep their values, and the merged session must pass every create rule. ' +
-          '`status` only moves forward (backward is 409). Others who can see the session get 403.',
+          '`status` only moves forward (backward is 409). Others who can see the session get 403. ' +
+          'With `date`, only that occurrence changes (`name`, `time`, `duration`, `schedule` to move it, and the blocker and snooze fields; any other field is 422): ' +
+          'the answer is the occurrence as `GET ?date=` shows it, and later series edits change only what it did not set. ' +
+          'With `date` and `scope=following`, the series ends the day before and a new series (`split_from`) takes that day on, with the body applied: `201`.',
         params: IdParams,
+        querystring: UpdateSessionQuery,
         body: UpdateSessionBody,
-        response: { 200: jsonResponse('The session as changed.', SessionEnvelope), ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common) },
+        response: {
+          200: jsonResponse('The session (or the occurrence) as changed.', SessionEnvelope),
+          201: jsonResponse('The new series a `scope=following` edit split off; `Location` names it.', SessionEnvelope),
+          ...problemResponses(400, 403, 404, 409, 413, 415, 422, ...common),
+        },
       },
     },
-    async (request, reply) => ({
-      data: await sessions.update(request.user, request.params.id, request.body, bodySchemaErrors(request), ifMatchOf(request, reply, SessionEnvelope)),
-    }),
+    async (request, reply) => {
+      const precondition = ifMatchOf(request, reply, SessionEnvelope);
+      const { session, created } = await sessions.updateIn(request.user, request.params.id, request.query, request.body, bodySchemaErrors(request), precondition);
+      if (created) reply.code(201).header('location', locationOf('sessions', session.id));
+      return { data: session };
+    },
   );
 
   app.delete(

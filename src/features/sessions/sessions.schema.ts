@@ -253,7 +253,10 @@ export const SessionSchema = Named(
         readOnly: true,
         description: 'Joined users including the host; for a series, of this occurrence (or, on the series record, of the next one).',
       }),
-      occurrence_date: Type.Optional(Type.String({ format: 'date', readOnly: true, description: 'In date-filtered listings: the local date of this item.' })),
+      occurrence_date: Type.Optional(
+        Type.String({ format: 'date', readOnly: true, description: 'In date-filtered listings: the local date of this item (its original day, also when an edit moved it).' }),
+      ),
+      split_from: Type.Optional(Type.Integer({ readOnly: true, description: 'The series a `scope=following` edit split this one from.' })),
       participation: Type.Optional(ReadOnly(Participation)),
     },
     {

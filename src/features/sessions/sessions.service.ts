@@ -10,16 +10,18 @@ import { logSessionChange } from './sessions.changes.js';
 import { visiblePage, visibleRecords, visibleRecordsForReaders } from './sessions.records.js';
 import { type SessionsContext, createSessionsContext } from './sessions.context.js';
 import { indexStep, reindexSession } from './sessions.indexer.js';
-import { checkRange, listSessions } from './sessions.listing.js';
+import { listSessions } from './sessions.listing.js';
+import { listOccurrences } from './sessions.occurrence-list.js';
+import { editOccurrence, splitSeries } from './sessions.occurrence-edit.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
-import { ONE_OFF, daysIn, occurrenceView, phaseAt, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { ONE_OFF, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { participate } from './sessions.participation-actions.js';
 import { type ItemKey, loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
 import type { PageKey } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import { type CreateSessionBody, MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS, type Session, type UpdateSessionBody } from './sessions.schema.js';
-import { type DeleteSessionQuery, type ListSessionsQuery } from './sessions.route-schema.js';
+import { type DeleteSessionQuery, type ListSessionsQuery, type UpdateSessionQuery } from './sessions.route-schema.js';
 
 /** The record of one item as the user sees it, with participation: what GET answers. */
 async function recordOf(ctx: SessionsContext, db: Db, user: AuthenticatedUser, item: ItemKey): Promise<Session> {
@@ -43,7 +45,7 @@ async function getSession(ctx: SessionsContext, user: AuthenticatedUser, id: num
     const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
     const resolved = resolveOccurrence(row, exceptions, date);
     // A one-off session asked for on its day reads as a dated listing shows it: with its occurrence_date.
-    item = await occurrenceItem(ctx, db, row, resolved === ONE_OFF ? row.schedule : resolved);
+    item = await occurrenceItem(ctx, db, row, occurrenceDay(row, resolved));
   }
   return recordOf(ctx, db, user, item);
 }
@@ -109,36 +111,82 @@ async function updateSession(
 ): Promise<Session> {
   await ctx.storage.transaction(async (trx) => {
     const row = await lockForChange(ctx, trx, user, id, precondition, 'change');
-    const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
-    if (schemaErrors.length === 0 && Object.keys(changes).length === 0) {
-      throw validationFailed([{ path: '/', message: 'send at least one writable field' }]);
-    }
-    const current = modelFromRow(row, (await ctx.sessions.collaboratorHandles(trx, [id])).get(id) ?? []);
-    const merged: SessionModel = { ...current, ...changes };
-    if (schemaErrors.length === 0) assertStatusForward(current.status, merged.status);
-    const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
-    const collaboratorIds = await checkSessionRules(ctx, trx, user, merged, schemaErrors, exceptions);
-    const columns = columnsOf(merged, row.updated_at, exceptions);
-    const before = columnsOf(current, row.updated_at, exceptions);
-    const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
-    if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(before)) return;
-    const now = new Date().toISOString();
-    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row, after: { id, org_id: merged.org_id, created_by: row.created_by } });
-    await ctx.sessions.update(trx, id, { ...columns, updated_at: now });
-    if (collaboratorsChanged || merged.org_id !== current.org_id) {
-      await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
-    }
-    const changed = (c: (typeof INDEXED_COLUMNS)[number]) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]);
-    if (DAY_COLUMNS.some(changed)) {
-      // Switched off, a series forgets its removed occurrences; joins of days it no longer has go too.
-      const switchedOff = current.is_recurring === 1 && merged.is_recurring === 0;
-      if (switchedOff && exceptions !== undefined) await ctx.sessions.clearExceptions(trx, id);
-      const pattern = patternOf(merged, switchedOff ? undefined : exceptions);
-      await ctx.participants.keepOnly(trx, { sessionId: id, exists: (date) => (pattern === null ? date === ONE_OFF : date !== ONE_OFF && isOccurrence(pattern, date)) });
-    }
-    if (INDEXED_COLUMNS.some(changed)) await reindexSession(ctx, trx, id);
+    await changeSeries(ctx, trx, user, row, body, schemaErrors);
   });
   return getSession(ctx, user, id);
+}
+
+/**
+ * PUT with `date`: one occurrence (a one-off session's own day: the session), or with
+ * scope=following the series from that day on, split into a new one (`created`) unless
+ * it is the first occurrence (then the whole series). Answers the record to return.
+ */
+async function updateDated(
+  ctx: SessionsContext,
+  user: AuthenticatedUser,
+  id: number,
+  query: UpdateSessionQuery & { date: string },
+  body: UpdateSessionBody,
+  schemaErrors: readonly FieldError[],
+  precondition?: Precondition<Session>,
+): Promise<{ session: Session; created: boolean }> {
+  const target = await ctx.storage.transaction(async (trx) => {
+    const oneDay = query.scope !== 'following';
+    const row = await lockForChange(ctx, trx, user, id, oneDay ? undefined : precondition, 'change');
+    // If-Match of one occurrence's edit names what GET ?date= showed.
+    if (oneDay) {
+      const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+      await precondition?.(async () => recordOf(ctx, trx, user, await occurrenceItem(ctx, trx, row, occurrenceDay(row, resolveOccurrence(row, exceptions, query.date)))));
+    }
+    if (query.scope === 'following') {
+      const newId = await splitSeries(ctx, trx, user, row, query.date, body, schemaErrors);
+      if (newId !== undefined) return { id: newId, date: undefined };
+    } else if (row.is_recurring === 1) {
+      await editOccurrence(ctx, trx, user, row, query.date, body, schemaErrors);
+      return { id, date: query.date };
+    } else resolveOccurrence(row, undefined, query.date);
+    await changeSeries(ctx, trx, user, row, body, schemaErrors);
+    return { id, date: undefined };
+  });
+  return { session: await getSession(ctx, user, target.id, target.date), created: target.id !== id };
+}
+
+/** The day an occurrence key names: a one-off session's own. */
+const occurrenceDay = (row: SessionRow, key: string) => (key === ONE_OFF ? row.schedule : key);
+
+/** The whole session changed, on its row locked by the caller. */
+async function changeSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<void> {
+  const { id } = row;
+  const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
+  if (schemaErrors.length === 0 && Object.keys(changes).length === 0) {
+    throw validationFailed([{ path: '/', message: 'send at least one writable field' }]);
+  }
+  const current = modelFromRow(row, (await ctx.sessions.collaboratorHandles(trx, [id])).get(id) ?? []);
+  const merged: SessionModel = { ...current, ...changes };
+  if (schemaErrors.length === 0) assertStatusForward(current.status, merged.status);
+  const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
+  const collaboratorIds = await checkSessionRules(ctx, trx, user, merged, schemaErrors, exceptions);
+  const columns = columnsOf(merged, row.updated_at, exceptions);
+  const before = columnsOf(current, row.updated_at, exceptions);
+  const collaboratorsChanged = !sameCollaborators(current.collaborator, merged.collaborator);
+  if (!collaboratorsChanged && JSON.stringify(columns) === JSON.stringify(before)) return;
+  const now = new Date().toISOString();
+  await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row, after: { id, org_id: merged.org_id, created_by: row.created_by } });
+  await ctx.sessions.update(trx, id, { ...columns, updated_at: now });
+  if (collaboratorsChanged || merged.org_id !== current.org_id) {
+    await ctx.sessions.replaceCollaborators(trx, { sessionId: id, userIds: collaboratorIds });
+  }
+  const changed = (c: (typeof INDEXED_COLUMNS)[number]) => JSON.stringify(columns[c]) !== JSON.stringify(before[c]);
+  if (DAY_COLUMNS.some(changed)) {
+    // Switched off, a series forgets its removed occurrences; joins of days it no longer has go too.
+    const switchedOff = current.is_recurring === 1 && merged.is_recurring === 0;
+    if (switchedOff && exceptions !== undefined) await ctx.sessions.clearExceptions(trx, id);
+    const pattern = patternOf(merged, switchedOff ? undefined : exceptions);
+    const exists = (date: string) => (pattern === null ? date === ONE_OFF : date !== ONE_OFF && isOccurrence(pattern, date));
+    await ctx.participants.keepOnly(trx, { sessionId: id, exists });
+    await ctx.overrides.keepOnly(trx, { sessionId: id, exists });
+  }
+  if (INDEXED_COLUMNS.some(changed)) await reindexSession(ctx, trx, id);
 }
 
 /** Deletes a locked session; its tasks stay with their owners, detached, and each such change is logged. */
@@ -191,6 +239,7 @@ async function deleteSession(
       await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
       await ctx.sessions.addException(trx, { sessionId: id, date });
       await ctx.participants.remove(trx, { sessionId: id, date });
+      await ctx.overrides.remove(trx, { sessionId: id, date });
       await ctx.index.remove(trx, { sessionId: id, date });
       const { starts_at, ends_at, rrule } = columnsOf(model, now, removed);
       await ctx.sessions.update(trx, id, { starts_at, ends_at, rrule, updated_at: now });
@@ -205,24 +254,9 @@ async function deleteSession(
     const { starts_at, ends_at, rrule } = columnsOf({ ...model, recurring_ends: previous }, now, exceptions);
     await ctx.sessions.update(trx, id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
     await ctx.participants.deleteFrom(trx, { sessionId: id, date });
+    await ctx.overrides.removeFrom(trx, { sessionId: id, from: date });
     await reindexSession(ctx, trx, id);
   });
-}
-
-/** The occurrences of a session in [from, to] (a one-off session: its own day, if inside). */
-async function listOccurrences(ctx: SessionsContext, user: AuthenticatedUser, id: number, from: string, to: string) {
-  checkRange(from, to, '/to');
-  const { db } = ctx.storage;
-  const row = await ctx.sessions.findVisible(db, { user, id });
-  if (row === undefined) throw notFound('session');
-  const exceptions = row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(db, [id])).get(id) : undefined;
-  const now = new Date();
-  return {
-    data: daysIn(row, exceptions, from, to).map((date) => {
-      const { starts_at, ends_at } = occurrenceView(row, date);
-      return { occurrence_date: date, starts_at, ends_at, phase: phaseAt({ starts_at, ends_at }, now) };
-    }),
-  };
 }
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
@@ -241,6 +275,13 @@ export function sessionsServiceOn(ctx: SessionsContext) {
     /** `precondition`: the request's If-Match (`ifMatchOf`), checked under the row lock. */
     update: (user: AuthenticatedUser, id: number, body: UpdateSessionBody, schemaErrors?: readonly FieldError[], precondition?: Precondition<Session>) =>
       updateSession(ctx, user, id, body, schemaErrors, precondition),
+    /** PUT with its query: with `date`, one occurrence or (scope=following) a split; `created` when a new series answers. */
+    updateIn: async (user: AuthenticatedUser, id: number, query: UpdateSessionQuery, body: UpdateSessionBody, schemaErrors: readonly FieldError[] = [], precondition?: Precondition<Session>) => {
+      if (query.scope === 'series' && query.date !== undefined) throw validationFailed([{ path: '/date', message: 'only applies to scope=occurrence or scope=following' }]);
+      if (query.date !== undefined) return updateDated(ctx, user, id, { ...query, date: query.date }, body, schemaErrors, precondition);
+      if (query.scope !== undefined && query.scope !== 'series') throw validationFailed([{ path: '/date', message: `is required with scope=${query.scope}` }]);
+      return { session: await updateSession(ctx, user, id, body, schemaErrors, precondition), created: false };
+    },
     delete: (user: AuthenticatedUser, id: number, query: DeleteSessionQuery, precondition?: Precondition<Session>) =>
       deleteSession(ctx, user, id, query, precondition),
     occurrences: (user: AuthenticatedUser, id: number, from: string, to: string) => listOccurrences(ctx, user, id, from, to),

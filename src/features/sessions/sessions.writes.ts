@@ -49,6 +49,13 @@ export const sessionWrites = {
     await db.deleteFrom('session_exceptions').where('session_id', '=', sessionId).execute();
   },
 
+  /** Hands the participation, overrides and removed days from `date` on to the series split from `from` ("this and following"). */
+  async moveOccurrences(db: Db, q: { from: number; to: number; date: string }): Promise<void> {
+    await db.updateTable('session_participants').set({ session_id: q.to }).where('session_id', '=', q.from).where('occurrence_date', '>=', q.date).execute();
+    await db.updateTable('session_overrides').set({ session_id: q.to }).where('session_id', '=', q.from).where('occurrence_date', '>=', q.date).execute();
+    await db.updateTable('session_exceptions').set({ session_id: q.to }).where('session_id', '=', q.from).where('occurrence_date', '>=', q.date).execute();
+  },
+
   /** Records a removed occurrence of a series; the caller removes its participation and index row. */
   async addException(db: Db, q: { sessionId: number; date: string }): Promise<void> {
     await db

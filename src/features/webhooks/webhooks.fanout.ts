@@ -45,11 +45,11 @@ interface HookEvent {
 const actorShownTo = (user: AuthenticatedUser, change: PositionedChange, record: SessionRecord | undefined) =>
   user.id === change.actor_id || user.id === change.owner_id || (record?.collaborator.includes(user.handle) ?? false);
 
-/** The occurrences participation changes name, for each subscriber who may be told of the change (deliveriesFor's first test). */
+/** The occurrences participation changes and occurrence edits name, for each subscriber who may be told of the change (deliveriesFor's first test). */
 function dayRequests(changes: readonly PositionedChange[], users: readonly AuthenticatedUser[]): RecordRequest[] {
   const out = new Map<string, RecordRequest>();
   for (const c of changes) {
-    if (c.kind !== 'session' || c.action !== 'participation' || c.occurrence_date === null) continue;
+    if (c.kind !== 'session' || (c.action !== 'participation' && c.action !== 'updated') || c.occurrence_date === null) continue;
     for (const reader of users) {
       if (sawBefore(reader, c) || (c.org_id !== null && reader.orgIds.includes(c.org_id))) out.set(`${reader.id}:${c.record_id}:${c.occurrence_date}`, { reader, id: c.record_id, date: c.occurrence_date });
     }
@@ -198,8 +198,8 @@ async function sessionEvent(view: StepView, change: PositionedChange, hook: Hook
   const before = sawBefore(hook.user, change);
   if (change.action === 'deleted') return before ? { type: 'session.deleted', data: { id: change.record_id } } : undefined;
   if (!before && (change.org_id === null || !hook.user.orgIds.includes(change.org_id))) return undefined;
-  // A participation change shows its occurrence; one removed since, as `{id}` (the session is still there).
-  const date = change.action === 'participation' ? (change.occurrence_date ?? undefined) : undefined;
+  // A participation change (or an occurrence's edit) shows its occurrence; one removed since, as `{id}` (the session is still there).
+  const date = change.action === 'participation' || change.action === 'updated' ? (change.occurrence_date ?? undefined) : undefined;
   let record = date === undefined ? undefined : await view.sessionAs(hook.user, change.record_id, date);
   let shown: SessionRecord | { id: number } | undefined = record;
   if (record === undefined) {

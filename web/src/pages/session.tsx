@@ -52,7 +52,9 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
         return;
       }
       const moved = await update(session, values, series ? scope : 'all', date);
-      if (moved !== session.id || values.date !== date) navigate(`/sessions/${moved}${series ? `?date=${values.date}` : ''}`, true);
+      // An occurrence moved to another day keeps its own date (contract section 10): it is still read as ?date=<its day>.
+      const shown = series && scope === 'occurrence' ? date : values.date;
+      if (moved !== session.id || shown !== date) navigate(`/sessions/${moved}${series ? `?date=${shown}` : ''}`, true);
       else await reload();
       return 'Saved.';
     });

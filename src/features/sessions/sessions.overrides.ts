@@ -1,0 +1,88 @@
+import { toJson } from '../../storage/columns.js';
+import type { Db } from '../../storage/database.js';
+import type { SessionRow } from '../../storage/tables.js';
+import type { SessionModel } from './sessions.model.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
+
+/*
+ * Occurrence overrides (contract section 10): one edited day of a series, stored as the
+ * session columns that day sets. Everything that shows an occurrence reads it through
+ * `overriddenRow` (what the record shows) and occurrenceView's `fields` (its instants).
+ */
+
+/** The fields one occurrence may set (the API's names). */
+export const OCCURRENCE_FIELDS = ['name', 'time', 'duration', 'schedule', 'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps'] as const;
+
+/** The session columns an override sets (absent: the series' value). */
+export type OverrideFields = Partial<Pick<SessionRow, 'name' | 'time_minutes' | 'duration' | 'schedule' | 'website_blocker_enabled' | 'website_blocker' | 'snooze_enabled' | 'snooze_apps'>>;
+
+/** Overrides by occurrenceKey(session id, original date). */
+export type Overrides = ReadonlyMap<string, OverrideFields>;
+
+export const NO_OVERRIDES: Overrides = new Map();
+
+/** A series keeps at most this many edited occurrences, so that loading all of a series' overrides stays bounded. */
+export const MAX_OVERRIDES = 1000;
+
+/** The columns of the occurrence fields present in a (validated) model part. */
+export function overrideColumns(m: Partial<SessionModel>): OverrideFields {
+  const out: OverrideFields = {};
+  if (m.name !== undefined) out.name = m.name;
+  if (m.time !== undefined) out.time_minutes = m.time;
+  if (m.duration !== undefined) out.duration = m.duration;
+  if (m.schedule !== undefined) out.schedule = m.schedule;
+  if (m.website_blocker_enabled !== undefined) out.website_blocker_enabled = m.website_blocker_enabled ? 1 : 0;
+  if (m.website_blocker !== undefined) out.website_blocker = m.website_blocker === null ? null : toJson(m.website_blocker);
+  if (m.snooze_enabled !== undefined) out.snooze_enabled = m.snooze_enabled ? 1 : 0;
+  if (m.snooze_apps !== undefined) out.snooze_apps = toJson(m.snooze_apps);
+  return out;
+}
+
+/** The row as one occurrence shows it: the series' row with the override's columns (the same object when none). */
+export const overriddenRow = <R extends SessionRow>(row: R, fields: OverrideFields | undefined): R => (fields === undefined ? row : { ...row, ...fields });
+
+/** The day an occurrence takes place on: its own, or the one an override moved it to. */
+export const dayOf = (date: string, fields: OverrideFields | undefined) => fields?.schedule ?? date;
+
+/** The overrides of sessions, and their writes; each runs in the caller's transaction (or on the storage's db). */
+export const overrideRows = {
+  /** Every override of the given sessions (at most MAX_OVERRIDES each), by occurrenceKey. */
+  async of(db: Db, sessionIds: readonly number[]): Promise<Map<string, OverrideFields>> {
+    const out = new Map<string, OverrideFields>();
+    if (sessionIds.length === 0) return out;
+    const rows = await db.selectFrom('session_overrides').select(['session_id', 'occurrence_date', 'fields']).where('session_id', 'in', [...new Set(sessionIds)]).execute();
+    for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), JSON.parse(r.fields) as OverrideFields);
+    return out;
+  },
+
+  async count(db: Db, sessionId: number): Promise<number> {
+    const row = await db.selectFrom('session_overrides').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', sessionId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  async put(db: Db, q: { sessionId: number; date: string; fields: OverrideFields; now: string }): Promise<void> {
+    const values = { session_id: q.sessionId, occurrence_date: q.date, fields: JSON.stringify(q.fields), updated_at: q.now };
+    await db
+      .insertInto('session_overrides')
+      .values(values)
+      .onConflict((oc) => oc.columns(['session_id', 'occurrence_date']).doUpdateSet({ fields: values.fields, updated_at: q.now }))
+      .execute();
+  },
+
+  /** Removes one override. */
+  async remove(db: Db, q: { sessionId: number; date: string }): Promise<void> {
+    await db.deleteFrom('session_overrides').where('session_id', '=', q.sessionId).where('occurrence_date', '=', q.date).execute();
+  },
+
+  /** Forgets the overrides of days the series no longer has (its pattern changed). */
+  async keepOnly(db: Db, q: { sessionId: number; exists: (date: string) => boolean }): Promise<void> {
+    const rows = await db.selectFrom('session_overrides').select('occurrence_date').where('session_id', '=', q.sessionId).execute();
+    const gone = rows.map((r) => r.occurrence_date).filter((date) => !q.exists(date));
+    if (gone.length > 0) await db.deleteFrom('session_overrides').where('session_id', '=', q.sessionId).where('occurrence_date', 'in', gone).execute();
+  },
+
+  /** Forgets the overrides on or after `from` (the series ended before it). */
+  async removeFrom(db: Db, q: { sessionId: number; from: string }): Promise<void> {
+    await db.deleteFrom('session_overrides').where('session_id', '=', q.sessionId).where('occurrence_date', '>=', q.from).execute();
+  },
+};
