@@ -40,11 +40,15 @@ describeEachDialect('the error layer over HTTP', (dialect) => {
 
   it('a query parameter a route does not take is 422 and changes nothing', async () => {
     const s = (await t.alice.post('/api/v1/sessions', { org_id: 1, name: 'strict', type: 'standard', duration: 30, schedule: '2027-03-01', time: '9:00 AM', is_recurring: 1, occurrence: 'daily' })).body.data;
-    const put = expectProblem(await t.alice.request('PUT', `/api/v1/sessions/${s.id}?scope=occurrence&date=2027-03-02`, { duration: 45 }), 422);
+    const task = (await t.alice.post('/api/v1/tasks', { context: 'strict', session_id: s.id })).body.data;
+    const put = expectProblem(await t.alice.request('PUT', `/api/v1/tasks/${task.id}?scope=occurrence&date=2027-03-02`, { context: 'changed' }), 422);
     expect((put.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(['/date', '/scope']);
+    expect((await t.alice.get(`/api/v1/tasks/${task.id}`)).body.data.context).toBe('strict');
+    // A session's PUT takes `date` and `scope` (contract section 10) but nothing else.
+    expectProblem(await t.alice.request('PUT', `/api/v1/sessions/${s.id}?foo=1`, { duration: 45 }), 422);
     expect((await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.duration).toBe(30);
     expectProblem(await t.alice.request('POST', '/api/v1/tasks?foo=1', { context: 'x' }), 422);
-    expect((await t.alice.get('/api/v1/tasks')).body.data).toEqual([]);
+    expect((await t.alice.get('/api/v1/tasks')).body.data).toHaveLength(1);
     for (const url of ['/api/v1/me?foo=1', '/api/v1/me/now?foo=bar', '/api/v1/calendar-feeds?limit=abc', `/api/v1/tasks/1?x=`]) {
       expectProblem(await t.alice.get(url), 422);
     }
