@@ -1,7 +1,6 @@
 /**
  * The app's one way to the server: the generated typed client (clients/typescript) with the
- * session cookie (credentials: 'include'), plus `call` for endpoints that the OpenAPI
- * document does not describe yet (see api.people.ts). Same origin, so no base URL.
+ * session cookie (credentials: 'include'). Same origin, so no base URL.
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../../clients/typescript/schema.js';
@@ -34,21 +33,6 @@ export function must<T>(result: { data?: { data: T }; error?: unknown; response:
 /** Checks a result that carries no body (204), throwing its problem as an ApiError. */
 export function done(result: { error?: unknown; response: Response }): void {
   if (!result.response.ok) throw new ApiError(result.response.status, result.error as Partial<Problem> | undefined);
-}
-
-/** A request outside the typed client: JSON in, `data` (or nothing on 204) out, problems thrown. */
-export async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, {
-    method,
-    credentials: 'include',
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  const parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-  if (!response.ok) throw new ApiError(response.status, parsed as Partial<Problem> | undefined);
-  return (parsed as { data?: T } | undefined)?.data ?? (parsed as T);
 }
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

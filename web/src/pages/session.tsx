@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Schemas, type Session, api, call, must } from '../api.js';
+import { type Schemas, type Session, api, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
 import { useMe } from '../session.context.js';
 import { dateIn, dayLabel, isDate, timeIn } from '../time.js';
@@ -110,11 +110,11 @@ async function update(session: Session, values: FormValues, scope: Scope, date: 
   const { org_id: _org, schedule: _schedule, ...fields } = body;
   if (scope === 'occurrence') {
     const one = { name: body.name, time: body.time, duration: body.duration, ...(values.date !== date ? { schedule: values.date } : {}) };
-    await call('PUT', `/api/v1/sessions/${session.id}?date=${date}`, one);
+    must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query: { date } }, body: one }));
     return session.id;
   }
   if (scope === 'following') {
-    const split = await call<Session>('PUT', `/api/v1/sessions/${session.id}?date=${date}&scope=following`, { ...fields, ...recurrenceBody(values, values.date) });
+    const split = must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query: { date, scope: 'following' } }, body: { ...fields, ...recurrenceBody(values, values.date) } }));
     return split.id;
   }
   const series = session.is_recurring ? { ...recurrenceBody(values, values.date !== date ? values.date : (session.recurring_start ?? session.schedule)) } : { schedule: values.date };

@@ -67,8 +67,9 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
             </span>
             {m.handle !== me.handle && (
               <span>
-                <button type="button" class="link" disabled={busy} aria-label={m.role === 'admin' ? `Make ${m.handle} a member` : `Make ${m.handle} an admin`} onClick={() => setRole(m.handle, m.role === 'admin' ? 'member' : 'admin')}>
+                <button type="button" class="link" disabled={busy} onClick={() => setRole(m.handle, m.role === 'admin' ? 'member' : 'admin')}>
                   {m.role === 'admin' ? 'Make member' : 'Make admin'}
+                  <span class="sr-only"> {m.handle}</span>
                 </button>{' '}
                 <button type="button" class="link" disabled={busy} aria-label={`Remove ${m.handle}`} onClick={() => remove(m.handle)}>
                   Remove
