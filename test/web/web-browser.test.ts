@@ -128,6 +128,17 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     const series = await page.evaluate(async (path) => (await (await fetch(path)).json()) as { data: { name: string } }, `/api/v1/sessions/${id}`);
     expect(series.data.name).toBe('Daily sync');
 
+    // "This occurrence" with another date moves one day: the day after tomorrow's occurrence takes place a day later.
+    const day = (n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${web.server.url}/sessions/${id}?date=${day(2)}`);
+    await expect.poll(() => group.count()).toBe(1);
+    await group.getByRole('radio', { name: 'This occurrence' }).check();
+    await page.getByLabel('Date', { exact: true }).fill(day(3));
+    await button(page, 'Save').click();
+    const moved = async () => page.evaluate(async (path) => (await (await fetch(path)).json()) as { data: { schedule: string; occurrence_date: string } }, `/api/v1/sessions/${id}?date=${day(2)}`);
+    await expect.poll(async () => (await moved()).data.schedule).toBe(day(3));
+    expect((await moved()).data.occurrence_date).toBe(day(2));
+
     await page.getByRole('link', { name: 'Now', exact: true }).click();
     await page.waitForURL(/\/now$/);
     // The event stream opened with the session cookie.
