@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
+import type Provider from 'oidc-provider';
 
 /** What the test provider says about an account. */
 export interface TestAccount {
@@ -30,6 +30,10 @@ async function interact(provider: Provider, req: IncomingMessage, res: ServerRes
  * needs it); the client is registered once the app's callback address is known.
  */
 export async function startTestProvider() {
+  // Its development notices (a Node 20 runtime, the in-memory adapter) are true of every test run: kept off the output.
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void (String(args[0]).includes('oidc-provider WARNING') || warn(...args));
+  const { default: Provider } = await import('oidc-provider');
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req, res) => {
     if (handler !== undefined) return handler(req, res);
@@ -83,6 +87,7 @@ export async function startTestProvider() {
       };
     },
     async close() {
+      console.warn = warn;
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
