@@ -4,13 +4,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { StatementCapture } from '../test/helpers/statements.js';
 import { runCannon } from './cannon.js';
+import { freePort } from './free-port.js';
 import { SERVE_NODE_FLAGS, type Storage } from './service-calls.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,17 +18,6 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export interface Server {
   child: ChildProcess;
   base: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function healthy(base: string, child: ChildProcess, path: string): Promise<void> {

@@ -11,10 +11,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCannon } from './cannon.js';
+import { freePort } from './free-port.js';
 import { SERVE_NODE_FLAGS, addMembers, openStorage } from './service-calls.js';
 
 export interface LiveUser {
@@ -43,15 +43,6 @@ export interface LiveGoal {
   ok: boolean | null;
   detail: string;
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 
 const rssMb = (pid: number) => {
   try {

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type autocannon from 'autocannon';
 import { runCannon } from './cannon.js';
+import { freePort } from './free-port.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { type Plan, type StatementCost, explainCalls, statementCost } from './explain.js';
@@ -256,18 +257,6 @@ function waitForLine(child: ChildProcess, test: (line: string) => boolean, what:
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${what} exited with ${code}: ${buffer.slice(-2000)}`)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }
 
