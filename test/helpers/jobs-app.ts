@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { afterEach } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { createAuthService } from '../../src/features/auth/auth.service.js';
 import type { WebhookSettings } from '../../src/features/webhooks/webhooks.service.js';
@@ -6,6 +7,7 @@ import { startJobs } from '../../src/server.jobs.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
 import type { DialectName } from '../../src/storage/dialect.js';
 import { Client, type TestDatabase, type UserClient, createTestDatabase, testConfig } from './harness.js';
+import { Receiver } from './webhook-receiver.js';
 
 export interface JobsApp {
   /** The app serving now: without jobs until `start`. */
@@ -56,5 +58,19 @@ export async function createJobsApp(dialect: DialectName, settings: WebhookSetti
       await storage.close();
       await database.drop();
     },
+  };
+}
+
+/** The scene of the time-triggered webhook tests: a jobs app and a receiver per test, both closed after it. */
+export function useJobsScene(dialect: DialectName): () => Promise<{ t: JobsApp; receiver: Receiver }> {
+  let scene: { t: JobsApp; receiver: Receiver } | undefined;
+  afterEach(async () => {
+    await scene?.t.close();
+    await scene?.receiver.stop();
+    scene = undefined;
+  });
+  return async () => {
+    scene = { t: await createJobsApp(dialect), receiver: await new Receiver().start() };
+    return scene;
   };
 }

@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
-import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
-import { Receiver } from '../../../test/helpers/webhook-receiver.js';
+import { useJobsScene } from '../../../test/helpers/jobs-app.js';
 
 /*
  * Contract section 10, "Where an override shows": an edited occurrence is told by
@@ -14,16 +13,10 @@ const MINUTE = 60_000;
 const hhmm = (at: Date) => `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
 
 describeEachDialect('webhooks of an edited occurrence', (dialect) => {
-  let t: JobsApp | undefined;
-  let receiver: Receiver | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await receiver?.stop();
-  });
+  const scene = useJobsScene(dialect);
 
   it('tells session.updated with the occurrence, and raises session.starting/started/ended at its new instants', async () => {
-    t = await createJobsApp(dialect);
-    receiver = await new Receiver().start();
+    const { t, receiver } = await scene();
     const alice = await t.user('alice');
     const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.updated', 'session.starting', 'session.started', 'session.ended'] })).body.data;
     const base = Math.floor(Date.now() / MINUTE) * MINUTE;

@@ -1,8 +1,7 @@
 import { Webhook } from 'standardwebhooks';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
-import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
-import { Receiver } from '../../../test/helpers/webhook-receiver.js';
+import { useJobsScene } from '../../../test/helpers/jobs-app.js';
 
 /*
  * Contract section 9, on the clock: `session.starting|started|ended` per occurrence, from
@@ -19,16 +18,10 @@ function sessionAt(at: Date, duration: number, extra: Record<string, unknown> = 
 }
 
 describeEachDialect('webhooks: time-triggered events', (dialect) => {
-  let t: JobsApp | undefined;
-  let receiver: Receiver | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await receiver?.stop();
-  });
+  const scene = useJobsScene(dialect);
 
   it('raises what was missed while every instance was down, late, with the original timestamps (24 h at most)', async () => {
-    t = await createJobsApp(dialect);
-    receiver = await new Receiver().start();
+    const { t, receiver } = await scene();
     const alice = await t.user('alice');
     const bob = await t.user('bob');
     const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.starting', 'session.started', 'session.ended'] })).body.data;
@@ -57,8 +50,7 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
   }, 60_000);
 
   it('follows the schedule: a session completed early still starts and ends, and says it is completed', async () => {
-    t = await createJobsApp(dialect);
-    receiver = await new Receiver().start();
+    const { t, receiver } = await scene();
     const alice = await t.user('alice');
     const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.started', 'session.ended'] })).body.data;
     const minute = 60_000;
@@ -82,8 +74,7 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
   }, 60_000);
 
   it('raises session.started within 5 s of a session starting at the next minute (waits up to ~70 s)', async () => {
-    t = await createJobsApp(dialect);
-    receiver = await new Receiver().start();
+    const { t, receiver } = await scene();
     const alice = await t.user('alice');
     await t.start();
     await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.started'] });

@@ -1,7 +1,6 @@
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
-import { type JobsApp, createJobsApp } from '../../../test/helpers/jobs-app.js';
-import { Receiver } from '../../../test/helpers/webhook-receiver.js';
+import { useJobsScene } from '../../../test/helpers/jobs-app.js';
 
 /*
  * Contract section 10, reminders on webhooks: one `session.starting` per occurrence, person
@@ -19,16 +18,10 @@ function sessionAt(at: Date, extra: Record<string, unknown> = {}) {
 }
 
 describeEachDialect('webhooks: reminders', (dialect) => {
-  let t: JobsApp | undefined;
-  let receiver: Receiver | undefined;
-  afterEach(async () => {
-    await t?.close();
-    await receiver?.stop();
-  });
+  const scene = useJobsScene(dialect);
 
   it('raises session.starting per reminder: the session’s own offsets for everyone involved, else each person’s own', async () => {
-    t = await createJobsApp(dialect);
-    receiver = await new Receiver().start();
+    const { t, receiver } = await scene();
     const alice = await t.user('alice');
     const bob = await t.user('bob');
     const carol = await t.user('carol');
