@@ -31,10 +31,11 @@ export function createOrgsService(storage: Storage) {
     });
   }
 
-  /** 409 when `member` is the org's only admin; the admins' rows stay locked until the transaction ends. */
+  /** 409 when `member` is the org's only admin; the admins' rows stay locked until the transaction ends (no lock for a member: they count no admin). */
   async function keepOneAdmin(trx: Db, orgId: number, member: { role: Role }, detail: string): Promise<void> {
+    if (member.role !== 'admin') return;
     const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin')).execute();
-    if (member.role === 'admin' && admins.length <= 1) throw conflict(detail);
+    if (admins.length <= 1) throw conflict(detail);
   }
 
   /** Creates an invitation; `by` null for the operator's CLI. */

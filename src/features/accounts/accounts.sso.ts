@@ -55,9 +55,8 @@ export function createSsoClient(storage: Storage, settings: SsoSettings) {
   /** The attempt of this state, removed as it is read: of two callbacks with one state, one finds it. */
   async function takeAttempt(state: string) {
     const stateHash = hashSecret(state);
-    const row = await storage.db.selectFrom('oidc_logins').selectAll().where('state_hash', '=', stateHash).executeTakeFirst();
-    const deleted = await storage.db.deleteFrom('oidc_logins').where('state_hash', '=', stateHash).executeTakeFirst();
-    if (row === undefined || Number(deleted.numDeletedRows) === 0) throw new SsoRefused('no such sign-on attempt (unknown or used)');
+    const row = await storage.db.deleteFrom('oidc_logins').where('state_hash', '=', stateHash).returningAll().executeTakeFirst();
+    if (row === undefined) throw new SsoRefused('no such sign-on attempt (unknown or used)');
     if (row.expires_at <= new Date().toISOString()) throw new SsoRefused('the sign-on attempt expired');
     return row;
   }

@@ -55,26 +55,17 @@ function membershipStatements(changed: Changed) {
       await changed(db, `user:${q.userId}`);
     },
 
-    /** Ends the membership, signalled so that token lookups and streams drop the org at once. */
-    async removeMember(db: Db, q: { userId: number; orgId: number }): Promise<void> {
-      await db.deleteFrom('memberships').where('user_id', '=', q.userId).where('org_id', '=', q.orgId).execute();
+    /** Ends the membership, signalled so that token lookups and streams drop the org at once; false when there was none. */
+    async removeMember(db: Db, q: { userId: number; orgId: number }): Promise<boolean> {
+      const result = await db.deleteFrom('memberships').where('user_id', '=', q.userId).where('org_id', '=', q.orgId).executeTakeFirst();
       await changed(db, `user:${q.userId}`);
+      return Number(result.numDeletedRows) > 0;
     },
 
     async orgExists(db: Db, orgId: number): Promise<boolean> {
       return (await db.selectFrom('orgs').select('id').where('id', '=', orgId).executeTakeFirst()) !== undefined;
     },
 
-    /** How many admins the org has: its last one cannot be removed. */
-    async adminCount(db: Db, orgId: number): Promise<number> {
-      const row = await db
-        .selectFrom('memberships')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('org_id', '=', orgId)
-        .where('role', '=', 'admin')
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
-    },
 
     /** The org's members by handle, with their roles. */
     async members(db: Db, orgId: number): Promise<{ handle: string; role: Role }[]> {

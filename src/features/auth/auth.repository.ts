@@ -166,13 +166,6 @@ function userAdministration(changed: (db: Db, payload: string) => Promise<void>)
       await changed(db, `user:${q.userId}`);
     },
 
-    /** Ends the user's membership of `orgId`; false when there was none. Signalled like any change of a user's orgs. */
-    async removeMembership(db: Db, q: { userId: number; orgId: number }): Promise<boolean> {
-      const result = await db.deleteFrom('memberships').where('user_id', '=', q.userId).where('org_id', '=', q.orgId).executeTakeFirst();
-      await changed(db, `user:${q.userId}`);
-      return Number(result.numDeletedRows) > 0;
-    },
-
     /**
      * Creates the user and orgs when missing and adds the memberships; idempotent. With a
      * `timezone` the user has that home zone afterwards; without one a new user gets the

@@ -5,7 +5,6 @@ import { Envelope, ReadOnlyIgnored, TimeZoneName } from '../../toolkit/schema-he
 /** Reminders (contract section 10): at most 5 distinct offsets, each 0–10,080 minutes (a week) before a session starts. */
 export const MAX_REMINDERS = 5;
 export const MAX_REMINDER_MINUTES = 10_080;
-export const DEFAULT_REMINDERS = [5];
 export const Reminders = (options: Record<string, unknown> = {}) =>
   Type.Array(Type.Integer({ minimum: 0, maximum: MAX_REMINDER_MINUTES }), { maxItems: MAX_REMINDERS, uniqueItems: true, ...options });
 const HomeReminders = Reminders({

@@ -204,7 +204,7 @@ function userAdministration(storage: Storage, repo: AuthRepository) {
     /** Ends the user's membership of `orgId`: their tokens, streams, webhooks and feeds no longer see its sessions. */
     async removeMembership(handle: string, orgId: number) {
       const user = await existingUser(storage, repo, handle);
-      if (!(await repo.removeMembership(storage.db, { userId: user.id, orgId }))) {
+      if (!(await people.removeMember(storage.db, { userId: user.id, orgId }))) {
         throw new AdminInputError(`${handle} is not a member of org ${orgId}`);
       }
       return { handle, org_ids: await repo.orgIdsOf(storage.db, user.id) };

@@ -39,7 +39,7 @@ function build(storage: Storage) {
     /** /me/now: the user's occurrences running at `clock` (at most `limit`) and the next, as dated listings show them. */
     recordsAt: (user: AuthenticatedUser, clock: Date, limit: number) => recordsAt(ctx, user, clock, limit),
     /** Occurrences that started or ended in (from, to], with who is involved (the event stream, the webhook clock). */
-    crossing: (q: { from: string; to: string; limit?: number; which?: readonly Crossing['event'][] }) => occurrencesCrossing(ctx, q),
+    crossing: (q: { from: string; to: string; limit?: number }) => occurrencesCrossing(ctx, q),
     /** Reminders (`session.starting`) due in (from, to]: per occurrence, person involved and offset (the event stream, the webhook clock). */
     remindersIn: (q: { from: string; to: string }) => remindersIn(ctx, q),
     /** What a calendar feed shows of the user's sessions (rows with their rrule), and their versions. */

@@ -170,19 +170,15 @@ export function involvedUsers(o: Pick<IndexedInstant, 'session_id' | 'occurrence
 }
 
 /**
- * Occurrences that started or ended in (from, to] (`which`: both by default), in time
+ * Occurrences that started or ended in (from, to], in time
  * order (an end before a start at the same instant), each with the users involved, from
  * the occurrence index (series are not expanded here): three statements per window.
  */
 export async function occurrencesCrossing(
   ctx: SessionsContext,
-  q: { from: string; to: string; limit?: number; which?: readonly Crossing['event'][] },
+  q: { from: string; to: string; limit?: number },
 ): Promise<Crossing[]> {
-  const which = q.which ?? ['session.started', 'session.ended'];
-  const [started, ended] = await Promise.all([
-    which.includes('session.started') ? ctx.instants.crossing('starts_at', q) : [],
-    which.includes('session.ended') ? ctx.instants.crossing('ends_at', q) : [],
-  ]);
+  const [started, ended] = await Promise.all([ctx.instants.crossing('starts_at', q), ctx.instants.crossing('ends_at', q)]);
   if (started.length === 0 && ended.length === 0) return [];
   const rows = await ctx.instants.involvement([...started, ...ended].map((o) => o.session_id));
   // By occurrence; who is involved in every occurrence is kept under ONE_OFF.

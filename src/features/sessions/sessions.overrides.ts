@@ -55,11 +55,6 @@ export const overrideRows = {
     return out;
   },
 
-  async count(db: Db, sessionId: number): Promise<number> {
-    const row = await db.selectFrom('session_overrides').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', sessionId).executeTakeFirstOrThrow();
-    return Number(row.n);
-  },
-
   async put(db: Db, q: { sessionId: number; date: string; fields: OverrideFields; now: string }): Promise<void> {
     const values = { session_id: q.sessionId, occurrence_date: q.date, fields: JSON.stringify(q.fields), updated_at: q.now };
     await db

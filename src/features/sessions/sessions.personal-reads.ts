@@ -44,7 +44,9 @@ export function createPersonalReads(storage: Storage, sessions: SessionsReposito
         const row = byId.get(sessionId) as SessionRow;
         if (occurrenceOf(row, exceptions.get(sessionId), date) !== date) continue;
         const { starts_at, ends_at } = occurrenceView(row, date, fields);
-        edited.set(sessionId, [...(edited.get(sessionId) ?? []), { occurrence_date: date, session: { ...overriddenRow(row, fields), starts_at, ends_at } }]);
+        const list = edited.get(sessionId) ?? [];
+        list.push({ occurrence_date: date, session: { ...overriddenRow(row, fields), starts_at, ends_at } });
+        edited.set(sessionId, list);
       }
       return rows.map((r) => ({ ...r, edited: (edited.get(r.id) ?? []).sort((a, b) => (a.occurrence_date < b.occurrence_date ? -1 : 1)) }));
     },
