@@ -10,7 +10,8 @@ import { parseFeed } from '../../src/features/calendar/calendar.test-helpers.js'
  * Contract section 10, "Calendar feed content": the end of a series is written so that
  * python's `recurring-ical-events` (Debian's python3-recurring-ical-events; .ci/run installs
  * it) expands the same days as Mozilla's ical.js, and both the API's: across DST changes,
- * with removed occurrences, in zones east and west of UTC and in UTC.
+ * with removed occurrences, in zones east and west of UTC and in UTC; and occurrences edited
+ * alone (RECURRENCE-ID exceptions) at the instants the API gives them.
  */
 
 const SCRIPT = fileURLToPath(new URL('./expand-feed.py', import.meta.url));
@@ -20,8 +21,8 @@ const FROM = '2026-01-01';
 const TO = '2027-12-31';
 
 /** Days per UID as python expands the feed, or null (said aloud) when the module is missing. */
-function pythonDays(ics: string): Record<string, string[]> | null {
-  const run = spawnSync(PYTHON, [SCRIPT, FROM, TO], { input: ics, encoding: 'utf8', timeout: 60_000 });
+function pythonDays(ics: string, instants = false): Record<string, string[]> | null {
+  const run = spawnSync(PYTHON, [SCRIPT, FROM, TO, ...(instants ? ['instants'] : [])], { input: ics, encoding: 'utf8', timeout: 60_000 });
   if (run.status === 3 || run.error !== undefined) {
     console.warn(`SKIPPED: python's recurring-ical-events is not installed (apt-get install -y python3-recurring-ical-events): ${run.stderr || String(run.error)}`);
     return null;
@@ -74,5 +75,23 @@ describeEachDialect('calendar feed: python recurring-ical-events expands the day
       expect(icalDays, uid).toEqual(apiDays);
       if (python !== null) expect(python[uid] ?? [], uid).toEqual(apiDays);
     }
+  });
+
+  it('one-occurrence edits (moved, retimed, lengthened) across DST changes, at the API’s instants', async () => {
+    const s = await createSession(t.ada, { name: 'Edited', timezone: 'Europe/Berlin', schedule: '2026-03-25', time: '09:00', occurrence: 'daily', is_recurring: 1, duration: 45, recurring_ends: '2026-04-05' });
+    const edits = [
+      { date: '2026-03-27', body: { schedule: '2026-03-30', time: '07:30' } },
+      { date: '2026-03-29', body: { time: '22:15', duration: 90 } },
+      { date: '2026-04-05', body: { schedule: '2026-03-26', duration: 20 } },
+    ];
+    for (const { date, body } of edits) expect((await t.ada.put(`/api/v1/sessions/${s.id}?date=${date}`, body)).status).toBe(200);
+    await removeDay(t.ada, s.id, '2026-04-01');
+    const feed = await t.ada.post<{ data: { url: string } }>('/api/v1/calendar-feeds', {});
+    const ics = (await t.ada.get(feed.body.data.url)).text;
+    const api = await t.ada.get<{ data: { starts_at: string; ends_at: string }[] }>(`/api/v1/sessions/${s.id}/occurrences?from=2026-03-01&to=2026-04-30`);
+    const expected = api.body.data.map((o) => `${o.starts_at}/${o.ends_at}`).sort();
+    expect(expected).toHaveLength(11);
+    const python = pythonDays(ics, true);
+    if (python !== null) expect((python[`session-${s.id}@focus`] ?? []).sort()).toEqual(expected);
   });
 });

@@ -1,7 +1,8 @@
 import type { Db } from '../../storage/database.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { localToEpochMillis } from '../recurrence/recurrence.time.js';
-import { ONE_OFF } from './sessions.occurrences.js';
+import { ONE_OFF, occurrenceView } from './sessions.occurrences.js';
+import { type Overrides, overrideRows } from './sessions.overrides.js';
+import { occurrenceKey } from './sessions.participants-repository.js';
 
 /** Users per statement: a large org stays within a statement's parameters. */
 const USERS_PER_READ = 500;
@@ -35,11 +36,23 @@ async function sessionTimes(db: Db, ids: Iterable<number>): Promise<SessionTimes
   return out;
 }
 
-/** The start of an occurrence: a one-off session's own, else its series' local time on `date`; undefined when the session is gone meanwhile. */
-function startOf(times: SessionTimes, sessionId: number, date: string) {
+/**
+ * The start and length of an occurrence: a one-off session's own, else its series' on `date`
+ * or where and when its override moved it; undefined when the session is gone meanwhile.
+ */
+function startOf(times: SessionTimes, overrides: Overrides, sessionId: number, date: string) {
   const s = times.get(sessionId);
   if (s === undefined) return undefined;
-  return { startsAt: date === ONE_OFF ? Date.parse(s.starts_at) : localToEpochMillis(date, s.time_minutes, s.timezone), duration: s.duration };
+  if (date === ONE_OFF) return { startsAt: Date.parse(s.starts_at), duration: s.duration };
+  const fields = overrides.get(occurrenceKey(sessionId, date));
+  return { startsAt: Date.parse(occurrenceView(s, date, fields).starts_at), duration: fields?.duration ?? s.duration };
+}
+
+/** The sessions' times and the overrides of the rows' occurrences: what startOf needs. */
+async function timesOf(db: Db, rows: readonly { session_id: number; occurrence_date: string }[]) {
+  const dated = rows.filter((r) => r.occurrence_date !== ONE_OFF).map((r) => ({ sessionId: r.session_id, date: r.occurrence_date }));
+  const [times, overrides] = await Promise.all([sessionTimes(db, rows.map((r) => r.session_id)), overrideRows.at(db, dated)]);
+  return (sessionId: number, date: string) => startOf(times, overrides, sessionId, date);
 }
 
 /**
@@ -57,10 +70,29 @@ function participationRows(db: Db, userIds: readonly number[], firstDay: string,
 }
 
 /**
+ * Participation in occurrences an override moved onto the dates [firstDay, lastDay] from
+ * a day outside them: found by the day the occurrence index holds every moved one on
+ * (its partial index of moved occurrences).
+ */
+function movedInRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
+  return db
+    .selectFrom('session_occurrences as o')
+    .innerJoin('session_participants as p', (j) => j.onRef('p.session_id', '=', 'o.session_id').onRef('p.occurrence_date', '=', 'o.occurrence_date'))
+    .select(['p.user_id', 'p.session_id', 'p.occurrence_date', 'p.completed_at'])
+    .whereRef('o.day', '<>', 'o.occurrence_date')
+    .where('o.day', '>=', firstDay)
+    .where('o.day', '<=', lastDay)
+    .where((eb) => eb.or([eb('o.occurrence_date', '<', firstDay), eb('o.occurrence_date', '>', lastDay)]))
+    .where('p.user_id', 'in', userIds)
+    .execute();
+}
+
+/**
  * The occurrences the given users joined or completed that start in [from, to) (ISO
- * instants): two statements per USERS_PER_READ users. A series' occurrence is found by its
+ * instants): four statements per USERS_PER_READ users. A series' occurrence is found by its
  * local date, which lies within a day or two of its start in any zone (offsets are −12 to
- * +14 hours), so the dates read are widened by that and the start is then checked exactly.
+ * +14 hours), so the dates read are widened by that and the start is then checked exactly;
+ * one an override moved is counted where and when it took place.
  */
 export async function participationHistory(db: Db, q: { userIds: readonly number[]; from: string; to: string }): Promise<ParticipationRecord[]> {
   const userIds = [...new Set(q.userIds)];
@@ -69,10 +101,11 @@ export async function participationHistory(db: Db, q: { userIds: readonly number
   const out: ParticipationRecord[] = [];
   for (let i = 0; i < userIds.length; i += USERS_PER_READ) {
     const chunk = userIds.slice(i, i + USERS_PER_READ);
-    const rows = await participationRows(db, chunk, firstDay, lastDay);
-    const times = await sessionTimes(db, rows.map((r) => r.session_id));
+    const [inRange, movedIn] = await Promise.all([participationRows(db, chunk, firstDay, lastDay), movedInRows(db, chunk, firstDay, lastDay)]);
+    const rows = [...inRange, ...movedIn];
+    const startOf = await timesOf(db, rows);
     for (const r of rows) {
-      const at = startOf(times, r.session_id, r.occurrence_date);
+      const at = startOf(r.session_id, r.occurrence_date);
       if (at !== undefined && at.startsAt >= fromMs && at.startsAt < toMs) out.push({ userId: r.user_id, ...at, completed: r.completed_at !== null });
     }
   }
@@ -80,9 +113,9 @@ export async function participationHistory(db: Db, q: { userIds: readonly number
 }
 
 /**
- * The start of every occurrence the user ever completed (epoch milliseconds, in no order):
- * what streaks are made of. Two statements: the completed rows from the covering
- * (user_id, occurrence_date, session_id, completed_at) index, then their sessions by id;
+ * The start of every occurrence the user ever completed (epoch milliseconds, in no order;
+ * a moved one where it took place): what streaks are made of. Three statements: the completed rows from the covering
+ * (user_id, occurrence_date, session_id, completed_at) index, then their sessions and overrides;
  * ten years of daily sessions are 3,650 index entries.
  */
 export async function completedStarts(db: Db, userId: number): Promise<number[]> {
@@ -92,10 +125,10 @@ export async function completedStarts(db: Db, userId: number): Promise<number[]>
     .where('user_id', '=', userId)
     .where('completed_at', 'is not', null)
     .execute();
-  const sessions = await sessionTimes(db, rows.map((r) => r.session_id));
+  const startOf = await timesOf(db, rows);
   const out: number[] = [];
   for (const r of rows) {
-    const at = startOf(sessions, r.session_id, r.occurrence_date);
+    const at = startOf(r.session_id, r.occurrence_date);
     if (at !== undefined) out.push(at.startsAt);
   }
   return out;

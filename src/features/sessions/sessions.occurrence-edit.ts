@@ -8,8 +8,8 @@ import { logSessionChange } from './sessions.changes.js';
 import type { SessionsContext } from './sessions.context.js';
 import { reindexSession } from './sessions.indexer.js';
 import { type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
-import { ONE_OFF, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
-import { MAX_OVERRIDES, OCCURRENCE_FIELDS, type OverrideFields, dayOf, overrideColumns } from './sessions.overrides.js';
+import { ONE_OFF, occurrenceRows, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
+import { MAX_OVERRIDES, OCCURRENCE_FIELDS, type OverrideFields, dayOf, movesDay, overrideColumns } from './sessions.overrides.js';
 import { occurrenceView } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import { checkSessionRules } from './sessions.rules.js';
@@ -56,8 +56,26 @@ export async function editOccurrence(ctx: SessionsContext, trx: Db, user: Authen
   await ctx.overrides.put(trx, { sessionId: row.id, date, fields, now });
   // The series' version moves with it: its ETag, and the calendar feed that carries the exception.
   await ctx.sessions.update(trx, row.id, { updated_at: now });
+  await placeInIndex(ctx, trx, row, date, fields, exceptions);
+}
+
+/**
+ * The index row of an edited occurrence: moved in place inside the indexed span; outside it,
+ * held only while the override moves the day (what reads by day need; the rest is expanded).
+ */
+async function placeInIndex(ctx: SessionsContext, trx: Db, row: SessionRow, date: string, fields: OverrideFields, exceptions: ReadonlySet<string> | undefined) {
   const view = occurrenceView(row, date, fields);
-  await ctx.index.move(trx, { sessionId: row.id, date, values: { starts_at: view.starts_at, ends_at: view.ends_at, day: dayOf(date, fields) } });
+  const inSpan = row.indexed_through !== null && date <= row.indexed_through && (row.indexed_from === null || date >= row.indexed_from);
+  if (inSpan || row.indexed_through === null) {
+    await ctx.index.move(trx, { sessionId: row.id, date, values: { starts_at: view.starts_at, ends_at: view.ends_at, day: dayOf(date, fields) } });
+    return;
+  }
+  await ctx.index.remove(trx, { sessionId: row.id, date });
+  if (!movesDay(date, fields)) return;
+  const completed = await ctx.participants.hostCompletions(trx, { sessionIds: [row.id], from: date, to: date });
+  const hostCompleted = new Set(completed.has(occurrenceKey(row.id, date)) ? [date] : []);
+  const rows = occurrenceRows(row, exceptions, hostCompleted, date, date, new Map([[occurrenceKey(row.id, date), fields]]));
+  await ctx.index.write(trx, { replace: [], rows, through: new Map() });
 }
 
 /**

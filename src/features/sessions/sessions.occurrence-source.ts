@@ -1,13 +1,13 @@
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays, compareDates } from '../recurrence/recurrence.dates.js';
-import { ruleDatesFrom } from '../recurrence/recurrence.engine.js';
+import { isOccurrence, ruleDatesFrom } from '../recurrence/recurrence.engine.js';
 import type { SessionsContext } from './sessions.context.js';
 import type { IndexedInstant } from './sessions.instant-reads.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { takeMerged } from './sessions.merge.js';
 import { type DatedKey, datedBefore } from './sessions.occurrence-index.js';
 import { ONE_OFF, floorOn, occurrenceView, utcToday } from './sessions.occurrences.js';
-import { type Overrides, dayOf } from './sessions.overrides.js';
+import { type OverrideFields, type Overrides, dayOf, movedDates, movesDay } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import type { UnindexedSession } from './sessions.repository.js';
 import { type Series, loadSeries } from './sessions.series.js';
@@ -37,19 +37,49 @@ async function expandable<S extends Expandable>(ctx: SessionsContext, sessions: 
 /**
  * A session's occurrences on or after `start`, in date order (within one session that is
  * starts_at order: a day apart outweighs any DST shift), expanded from its pattern; unbounded,
- * the caller stops. The one per-request expansion.
+ * the caller stops. Occurrences an override moved to another day are left out: they would
+ * break that order, and the index holds them (movedKeys gives them for a session it does not
+ * hold at all). The one per-request expansion.
  */
 function* expandedKeys(s: Series<Expandable>, hostCompleted: ReadonlySet<string>, start: string, overrides: Overrides): Generator<DatedKey> {
   const { row, pattern } = s;
   const dates = pattern === null ? [row.schedule] : ruleDatesFrom(pattern, start);
   for (const date of dates) {
     if (date < start || pattern?.exceptions?.has(date) === true) continue;
-    const view = occurrenceView(row, date, overrides.get(occurrenceKey(row.id, date)));
-    yield { startsAt: view.starts_at, id: row.id, date, endsAt: view.ends_at, completed: row.status === 'completed' || hostCompleted.has(occurrenceKey(row.id, date)) };
+    const fields = overrides.get(occurrenceKey(row.id, date));
+    if (movesDay(date, fields)) continue;
+    yield keyOf(s, date, fields, hostCompleted);
   }
 }
 
+/** The listing key of a session's occurrence on `date`, at its override's instants. */
+function keyOf({ row }: Series<Expandable>, date: string, fields: OverrideFields | undefined, hostCompleted: ReadonlySet<string>): DatedKey {
+  const view = occurrenceView(row, date, fields);
+  return { startsAt: view.starts_at, id: row.id, date, endsAt: view.ends_at, completed: row.status === 'completed' || hostCompleted.has(occurrenceKey(row.id, date)) };
+}
+
+/** The moved occurrences of a session the index holds none of (stored before it, not indexed yet), by start. */
+function movedKeys(s: Series<Expandable & { indexed_through: string | null }>, hostCompleted: ReadonlySet<string>, overrides: Overrides): DatedKey[] {
+  if (s.row.indexed_through !== null || s.pattern === null) return [];
+  const pattern = s.pattern;
+  const keys = movedDates(overrides, s.row.id)
+    .filter((date) => isOccurrence(pattern, date))
+    .map((date) => keyOf(s, date, overrides.get(occurrenceKey(s.row.id, date)), hostCompleted));
+  return keys.sort(byListingOrder);
+}
+
+/** Expanded keys with a session's moved ones (both in listing order) merged in, lazily. */
+function* withMoved(keys: Iterable<DatedKey>, moved: readonly DatedKey[]): Generator<DatedKey> {
+  let i = 0;
+  for (const key of keys) {
+    for (; i < moved.length && datedBefore(moved[i] as DatedKey, key); i++) yield moved[i] as DatedKey;
+    yield key;
+  }
+  yield* moved.slice(i);
+}
+
 const minDate = (a: string, b: string) => (compareDates(a, b) <= 0 ? a : b);
+const within = (day: string, r: Range) => day >= r.from && day <= r.to;
 
 /** The spans of [from, to] the index does not hold for a session ([indexed_from, indexed_through] it does). */
 function unindexedSpans(s: UnindexedSession, range: Range): [string, string][] {
@@ -80,15 +110,17 @@ async function expandedPage(ctx: SessionsContext, user: AuthenticatedUser, filte
     for (const [start, end] of unindexedSpans(s, range)) {
       for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, start, overrides)) {
         if (key.date > end) break;
-        // Listed by the day it takes place on (an override may have moved it out of the span).
-        const day = dayOf(key.date, overrides.get(occurrenceKey(s.id, key.date)));
-        if (day < start || day > end) continue;
-        if (filters.completed !== undefined && key.completed !== (filters.completed === 1)) continue;
-        if (after === undefined || datedBefore(after, key)) yield key;
+        if (wanted(key)) yield key;
       }
     }
   }
-  return takeMerged(sessions.map(keysOf), datedBefore, take);
+  const wanted = (key: DatedKey) => (filters.completed === undefined || key.completed === (filters.completed === 1)) && (after === undefined || datedBefore(after, key));
+  // Listed by the day it takes place on.
+  const moved = (s: UnindexedSession) => {
+    const keys = movedKeys(series.get(s.id) as Series<UnindexedSession>, hostCompleted, overrides);
+    return keys.filter((k) => wanted(k) && within(dayOf(k.date, overrides.get(occurrenceKey(s.id, k.date))), range)).values();
+  };
+  return takeMerged([...sessions.map(keysOf), ...sessions.map(moved)], datedBefore, take);
 }
 
 const byListingOrder = (a: DatedKey, b: DatedKey) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0);
@@ -136,12 +168,13 @@ export async function occurrencesAt(ctx: SessionsContext, user: AuthenticatedUse
   const { series, hostCompleted, overrides } = await expandable(ctx, unindexed, { from, to: addDays(today, 400) });
   const expanded: Around = { running: [], next: undefined };
   for (const s of unindexed) {
-    for (const key of expandedKeys(series.get(s.id) as Series<Expandable>, hostCompleted, from, overrides)) {
+    const one = series.get(s.id) as Series<Expandable & { indexed_through: string | null }>;
+    for (const key of withMoved(expandedKeys(one, hostCompleted, from, overrides), movedKeys(one, hostCompleted, overrides))) {
       if (key.startsAt > at) {
         if (expanded.next === undefined || datedBefore(key, expanded.next)) expanded.next = key;
         break;
       }
-      if (key.date <= to && key.endsAt > at) expanded.running.push(key);
+      if (key.endsAt > at && within(dayOf(key.date, overrides.get(occurrenceKey(s.id, key.date))), { from, to })) expanded.running.push(key);
     }
   }
   const merged = new Map([...running, ...expanded.running].map((k) => [`${k.id}|${k.date}`, k]));

@@ -6,7 +6,7 @@ import { addDays, compareDates } from '../recurrence/recurrence.dates.js';
 import { type RecurrencePattern, isOccurrence, nextOccurrenceOnOrAfter, occurrencesBetween } from '../recurrence/recurrence.engine.js';
 import { type OccurrenceInstants, occurrenceInstants, todayIn } from '../recurrence/recurrence.time.js';
 import { type RecurrenceRow, patternOf, recurrenceFromRow } from './sessions.model.js';
-import { NO_OVERRIDES, type OverrideFields, type Overrides, dayOf } from './sessions.overrides.js';
+import { NO_OVERRIDES, type OverrideFields, type Overrides, dayOf, movedDates } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 
 /** One dated instance of a session: a series occurrence, or a one-off session's own day. */
@@ -55,13 +55,13 @@ export function phaseAt(o: { starts_at: string; ends_at: string }, now: Date): P
 }
 
 /**
- * A series shown as a whole: the phase of `next`, its first occurrence on or after its
+ * A series shown as a whole: the phase of `next` (at its override's instants, `fields`), its first occurrence on or after its
  * today (null: none is left). When that one is already over today, a later one follows
  * unless it was the last day of the series.
  */
-export function seriesPhase(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone' | 'recurring_ends'>, next: string | null, now: Date): Phase {
+export function seriesPhase(row: Pick<SessionRow, 'time_minutes' | 'duration' | 'timezone' | 'recurring_ends'>, next: string | null, now: Date, fields?: OverrideFields): Phase {
   if (next === null) return 'ended';
-  const phase = phaseAt(occurrenceView(row, next), now);
+  const phase = phaseAt(occurrenceView(row, next, fields), now);
   return phase !== 'ended' || (row.recurring_ends !== null && compareDates(next, row.recurring_ends) >= 0) ? phase : 'upcoming';
 }
 
@@ -128,7 +128,8 @@ export type IndexedSession = RecurrenceRow & Pick<SessionRow, 'org_id' | 'create
 /**
  * The index rows of a session's occurrences in [from, through]: a day is completed when
  * the session is, or when its host completed that occurrence (`hostCompleted`, by date);
- * an overridden one at its override's instants and day.
+ * an overridden one at its override's instants and day. Every occurrence an override moved
+ * to another day is among them, wherever its date lies.
  */
 export function occurrenceRows(
   session: IndexedSession,
@@ -139,7 +140,12 @@ export function occurrenceRows(
   overrides: Overrides = NO_OVERRIDES,
 ): OccurrenceRow[] {
   const allCompleted = session.status === 'completed';
-  return daysIn(session, exceptions, from, through).map((date) => {
+  const days = daysIn(session, exceptions, from, through);
+  // Every moved occurrence is indexed, whatever the span: reads by day find it where it takes place.
+  const inSpan = new Set(days);
+  const pattern = seriesPattern(session, exceptions);
+  const moved = pattern === null ? [] : movedDates(overrides, session.id).filter((d) => !inSpan.has(d) && isOccurrence(pattern, d));
+  return [...days, ...moved].map((date) => {
     const fields = overrides.get(occurrenceKey(session.id, date));
     const { starts_at, ends_at } = occurrenceView(session, date, fields);
     const completed: Flag = allCompleted || hostCompleted.has(date) ? 1 : 0;

@@ -2,7 +2,7 @@ import { toJson } from '../../storage/columns.js';
 import type { Db } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { SessionModel } from './sessions.model.js';
-import { occurrenceKey } from './sessions.participants-repository.js';
+import { occurrenceKey, parseOccurrenceKey } from './sessions.participants-repository.js';
 
 /*
  * Occurrence overrides (contract section 10): one edited day of a series, stored as the
@@ -20,6 +20,9 @@ export type OverrideFields = Partial<Pick<SessionRow, 'name' | 'time_minutes' | 
 export type Overrides = ReadonlyMap<string, OverrideFields>;
 
 export const NO_OVERRIDES: Overrides = new Map();
+
+/** Occurrences per read of their overrides: their sessions and dates stay well within both databases' parameter limits. */
+const KEYS_PER_READ = 10_000;
 
 /** A series keeps at most this many edited occurrences, so that loading all of a series' overrides stays bounded. */
 export const MAX_OVERRIDES = 1000;
@@ -44,6 +47,30 @@ export const overriddenRow = <R extends SessionRow>(row: R, fields: OverrideFiel
 /** The day an occurrence takes place on: its own, or the one an override moved it to. */
 export const dayOf = (date: string, fields: OverrideFields | undefined) => fields?.schedule ?? date;
 
+/** An override that moves its occurrence to another day. */
+export const movesDay = (date: string, fields: OverrideFields | undefined) => fields?.schedule !== undefined && fields.schedule !== date;
+
+/** movedDates' grouping, built once per loaded map. */
+const movedBySession = new WeakMap<Overrides, Map<number, string[]>>();
+
+/**
+ * The original dates of a session's occurrences that an override moved to another day. The
+ * occurrence index holds every such occurrence of an indexed series, whatever its span, so
+ * that reads by day find it where it takes place (sessions.indexer.ts).
+ */
+export function movedDates(overrides: Overrides, sessionId: number): readonly string[] {
+  let grouped = movedBySession.get(overrides);
+  if (grouped === undefined) {
+    grouped = new Map();
+    for (const [key, fields] of overrides) {
+      const { sessionId: id, date } = parseOccurrenceKey(key);
+      if (movesDay(date, fields)) grouped.set(id, [...(grouped.get(id) ?? []), date]);
+    }
+    movedBySession.set(overrides, grouped);
+  }
+  return grouped.get(sessionId) ?? [];
+}
+
 /** The overrides of sessions, and their writes; each runs in the caller's transaction (or on the storage's db). */
 export const overrideRows = {
   /** Every override of the given sessions (at most MAX_OVERRIDES each), by occurrenceKey. */
@@ -52,6 +79,29 @@ export const overrideRows = {
     if (sessionIds.length === 0) return out;
     const rows = await db.selectFrom('session_overrides').select(['session_id', 'occurrence_date', 'fields']).where('session_id', 'in', [...new Set(sessionIds)]).execute();
     for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), JSON.parse(r.fields) as OverrideFields);
+    return out;
+  },
+
+  /**
+   * The overrides of the given occurrences, by occurrenceKey: one statement for a page's,
+   * one per KEYS_PER_READ for a history's (their sessions and dates as parameters).
+   */
+  async at(db: Db, keys: readonly { sessionId: number; date: string }[]): Promise<Map<string, OverrideFields>> {
+    const out = new Map<string, OverrideFields>();
+    const wanted = new Set(keys.map((k) => occurrenceKey(k.sessionId, k.date)));
+    for (let i = 0; i < keys.length; i += KEYS_PER_READ) {
+      const part = keys.slice(i, i + KEYS_PER_READ);
+      const rows = await db
+        .selectFrom('session_overrides')
+        .select(['session_id', 'occurrence_date', 'fields'])
+        .where('session_id', 'in', [...new Set(part.map((k) => k.sessionId))])
+        .where('occurrence_date', 'in', [...new Set(part.map((k) => k.date))])
+        .execute();
+      for (const r of rows) {
+        const key = occurrenceKey(r.session_id, r.occurrence_date);
+        if (wanted.has(key)) out.set(key, JSON.parse(r.fields) as OverrideFields);
+      }
+    }
     return out;
   },
 

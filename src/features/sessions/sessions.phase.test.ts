@@ -57,6 +57,22 @@ describeEachDialect('session phase and completing over HTTP', (dialect) => {
     expect((await t.bob.get(`/api/v1/sessions/${gone.id}`)).body.data.phase).toBe('ended');
   });
 
+  it('tells a whole series’ phase from its next occurrence where an override moved it', async () => {
+    // The series' own time six hours off: none of its days runs now.
+    const own = startingIn(6 * 60);
+    const now = startingIn(-1);
+    const series = await createSession(t.alice, { is_public: true, name: 'phase-moved', timezone: 'UTC', time: own.time, duration: 30, schedule: addDays(now.schedule, -2), is_recurring: 1, occurrence: 'daily' });
+    const whole = async () => (await t.bob.get(`/api/v1/sessions/${series.id}`)).body.data.phase;
+    const listed = async () => ((await t.bob.get('/api/v1/sessions?keyword=phase-moved')).body.data as { phase: string }[]).map((s) => s.phase);
+    expect(await whole()).toBe('upcoming');
+    // Today's occurrence moved to a minute ago: the series runs now, as a whole and in an undated listing.
+    const edited = await t.alice.put(`/api/v1/sessions/${series.id}?date=${now.schedule}`, { time: now.time });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.data.phase).toBe('running');
+    expect(await whole()).toBe('running');
+    expect(await listed()).toEqual(['running']);
+  });
+
   it('ignores a phase sent in a body', async () => {
     const s = await createSession(t.alice, { name: 'phase-sent', phase: 'running' });
     expect(s.phase).toBe('ended');

@@ -35,7 +35,7 @@ export interface ReadSet {
   now: Date;
   /** A whole series' phase, when an indexed occurrence is not over yet (by id). */
   seriesPhases: ReadonlyMap<number, Phase>;
-  /** The overrides of the dated items' series, by occurrenceKey. */
+  /** The overrides of the items' occurrences (a whole series': of its next indexed days), by occurrenceKey. */
   overrides: Overrides;
 }
 
@@ -59,25 +59,17 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters } }) });
   const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
   const now = q.now ?? new Date();
-  // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
-  const datedSeries = q.items.filter((i) => i.occurrence !== undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
-  const [collaborators, next, overrides] = await Promise.all([
+  const [collaborators, next] = await Promise.all([
     ctx.sessions.collaboratorHandles(db, ids),
+    // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
     ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) }),
-    ctx.overrides.of(db, datedSeries),
   ]);
-  // A whole series counts its next occurrence (the index's first date from the series' today)
-  // and takes the phase of its first indexed occurrence not over yet (yesterday's may still run).
+  // A whole series counts its next occurrence (the index's first date from the series' today).
   const indexedNext = new Map<number, string | undefined>();
-  const seriesPhases = new Map<number, Phase>();
-  const nowIso = now.toISOString();
   for (const id of wholeSeries) {
     const row = rows.get(id) as SessionWithCreator;
-    const dates = next.get(id);
     const today = todayIn(row.timezone, now);
-    indexedNext.set(id, dates?.find((d) => d >= today));
-    const live = dates?.map((d) => occurrenceView(row, d)).find((o) => o.ends_at > nowIso);
-    if (live !== undefined) seriesPhases.set(id, phaseAt(live, now));
+    indexedNext.set(id, next.get(id)?.find((d) => d >= today));
   }
   // Only a series the index does not reach far enough (or stored before rrule was kept) is
   // expanded here, and only such series need their removed occurrences read.
@@ -96,12 +88,32 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     return pattern === null ? null : nextOccurrence(row, pattern, now);
   });
   const countKeys = q.items.flatMap((item, i) => (counted[i] === null ? [] : [{ sessionId: item.id, date: counted[i] as string }]));
-  const [counts, participation] = await Promise.all([
+  // The overrides a record shows: its own day's, or for a whole series those of the days its phase is told from.
+  const overrideKeys = [...countKeys.filter((k) => k.date !== ONE_OFF), ...wholeSeries.flatMap((id) => (next.get(id) ?? []).map((date) => ({ sessionId: id, date })))];
+  const [counts, participation, overrides] = await Promise.all([
     ctx.participants.counts(db, countKeys.map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
+    ctx.overrides.at(db, overrideKeys),
   ]);
+  const seriesPhases = wholeSeriesPhases(rows, next, overrides, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
   return { rows, collaborators, counted, counts, rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
+}
+
+/**
+ * A whole series' phase, from its indexed dates: that of the first occurrence not over yet
+ * (yesterday's may still run), at its override's instants.
+ */
+function wholeSeriesPhases(rows: ReadonlyMap<number, SessionWithCreator>, next: ReadonlyMap<number, string[]>, overrides: Overrides, now: Date): Map<number, Phase> {
+  const out = new Map<number, Phase>();
+  const nowIso = now.toISOString();
+  for (const [id, dates] of next) {
+    const row = rows.get(id);
+    if (row === undefined) continue;
+    const live = dates.map((d) => occurrenceView(row, d, overrides.get(occurrenceKey(id, d)))).find((o) => o.ends_at > nowIso);
+    if (live !== undefined) out.set(id, phaseAt(live, now));
+  }
+  return out;
 }
 
 /** The caller's participation in the counted occurrence; the creator is the host and always counts as joined. */
@@ -136,7 +148,7 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
       occurrence !== undefined
         ? phaseAt(occurrence, set.now)
         : row.is_recurring === 1
-          ? (set.seriesPhases.get(item.id) ?? seriesPhase(row, counted, set.now))
+          ? (set.seriesPhases.get(item.id) ?? seriesPhase(row, counted, set.now, counted === null ? undefined : set.overrides.get(occurrenceKey(item.id, counted))))
           : phaseAt(row, set.now);
     out.push(
       toSession(row, {
@@ -170,7 +182,7 @@ export async function occurrenceItems(ctx: SessionsContext, db: Db, wanted: read
     dated.length === 0
       ? new Set<string>()
       : ctx.participants.hostCompletions(db, { sessionIds: dated.map((w) => w.row.id), from: dates[0] as string, to: dates.at(-1) as string }),
-    ctx.overrides.of(db, wanted.filter((w) => w.date !== ONE_OFF && w.row.is_recurring === 1).map((w) => w.row.id)),
+    ctx.overrides.at(db, wanted.filter((w) => w.date !== ONE_OFF && w.row.is_recurring === 1).map((w) => ({ sessionId: w.row.id, date: w.date }))),
   ]);
   return wanted.map(({ row, date }) => {
     if (date === ONE_OFF) return { id: row.id };

@@ -105,6 +105,29 @@ describeEachDialect('focus statistics over HTTP', (dialect) => {
     expect((await stats(t.dan)).buckets.at(-1)?.tasks_completed).toBe(1);
   });
 
+  it('counts an edited occurrence where and when it took place, with its own length, in buckets and streaks', async () => {
+    const series = await createSession(t.carol, { org_id: 2, name: 'edited', schedule: '2026-01-05', time: '10:00', timezone: 'UTC', duration: 30, is_recurring: 1, occurrence: 'daily', recurring_ends: '2026-01-20' });
+    const edit = async (date: string, body: object) => expect((await t.carol.put(`/api/v1/sessions/${series.id}?date=${date}`, body)).status).toBe(200);
+    await edit('2026-01-07', { time: '15:00', duration: 50 });
+    await edit('2026-01-20', { schedule: '2026-01-08' });
+    await edit('2026-01-06', { schedule: '2026-02-15' });
+    for (const date of ['2026-01-05', '2026-01-06', '2026-01-07', '2026-01-20']) {
+      const res = await t.carol.post(`/api/v1/sessions/${series.id}/complete?date=${date}`);
+      expect(res.status, res.text).toBe(200);
+    }
+    const january = await stats(t.carol, 'from=2026-01-01&to=2026-01-10');
+    expect(january.buckets.filter((b) => b.sessions_completed > 0).map((b) => [b.start, b.focused_minutes])).toEqual([
+      ['2026-01-05', 30],
+      ['2026-01-07', 50],
+      ['2026-01-08', 30],
+    ]);
+    expect(january.totals).toEqual({ focused_minutes: 110, sessions_completed: 3, sessions_joined: 3, tasks_completed: 0 });
+    expect((await stats(t.carol, 'from=2026-01-01&to=2026-01-10', '/api/v1/orgs/2/stats')).totals).toMatchObject({ focused_minutes: 110, active_members: 1 });
+    expect((await stats(t.carol, 'from=2026-02-01&to=2026-02-28&group=month')).buckets).toEqual([{ start: '2026-02-01', ...zero, focused_minutes: 30, sessions_completed: 1, sessions_joined: 1 }]);
+    // Completed days 5, 7, 8 January and 15 February: the longest run is two days (by series dates it would be three).
+    expect((await stats(t.carol)).longest_streak_days).toBe(2);
+  });
+
   it('buckets by the local start day in the home zone, not the session’s zone', async () => {
     // Monday 00:30 in Tokyo is Sunday 15:30 UTC: a different week for a UTC reader than for a Tokyo one.
     const s = await createSession(t.carol, { org_id: 2, name: 'tokyo', schedule: '2026-11-23', time: '12:30 AM', timezone: 'Asia/Tokyo', duration: 30 });
