@@ -125,12 +125,12 @@ async function insertChunked<T extends keyof Database>(
   storage: Storage,
   table: T,
   rows: Insertable<Database[T]>[],
-  columns: number,
   label: string = table,
 ): Promise<void> {
   if (rows.length === 0) return;
   const started = performance.now();
-  // Stay under the driver's bound-parameter limit; bigger statements bring nothing more.
+  // Stay under the driver's bound-parameter limit (counted from the rows: a table that gains a column stays within it); bigger statements bring nothing more.
+  const columns = Math.max(...rows.slice(0, 100).map((r) => Object.keys(r).length));
   const chunk = Math.max(1, Math.min(2_000, Math.floor(storage.maxParameters / columns)));
   await storage.transaction(async (trx) => {
     for (let i = 0; i < rows.length; i += chunk) {
@@ -192,14 +192,13 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     { user_id: special.planner, org_id: plannerOrg },
   );
   const tokens = users.map((u) => ({ userId: u.id, token: generateToken() }));
-  await insertChunked(storage, 'orgs', orgs, 2);
-  await insertChunked(storage, 'users', users, 3);
-  await insertChunked(storage, 'memberships', memberships, 2);
+  await insertChunked(storage, 'orgs', orgs);
+  await insertChunked(storage, 'users', users);
+  await insertChunked(storage, 'memberships', memberships);
   await insertChunked(
     storage,
     'tokens',
     tokens.map((t) => ({ id: t.userId, user_id: t.userId, name: 'bench', token_hash: hashToken(t.token), created_at: now })),
-    5,
   );
   rows += orgs.length + users.length + memberships.length + tokens.length;
 
@@ -245,12 +244,12 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     creatorOf[id] = creator;
     seriesStart.push(recurring ? schedule : undefined);
     if (sessions.length >= BATCH) {
-      await insertChunked(storage, 'sessions', sessions, 30);
+      await insertChunked(storage, 'sessions', sessions);
       sessions = [];
     }
     if (orgId === 1 && model.is_public) (recurring ? recurringIds : oneOffIds).push(id);
   }
-  await insertChunked(storage, 'sessions', sessions, 30);
+  await insertChunked(storage, 'sessions', sessions);
   rows += sizes.sessions;
 
   // A few collaborators and participants, so the visibility EXISTS clauses have data to look at.
@@ -283,9 +282,9 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     const start = seriesStart[id];
     if (start !== undefined && removedRand() < 0.1) removed.push({ session_id: id, occurrence_date: addDays(start, 7 * (1 + Math.floor(removedRand() * 4))) });
   }
-  await insertChunked(storage, 'session_collaborators', collaborators, 2);
-  await insertChunked(storage, 'session_participants', participants, 5);
-  await insertChunked(storage, 'session_exceptions', removed, 2);
+  await insertChunked(storage, 'session_collaborators', collaborators);
+  await insertChunked(storage, 'session_participants', participants);
+  await insertChunked(storage, 'session_exceptions', removed);
   rows += collaborators.length + participants.length + removed.length;
 
   // Tasks: 50 for the reader, 500 `bench` imports for the importer, 200 for the writer, the rest spread over everyone else.
@@ -312,7 +311,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   for (let i = 0; i < 200; i++) task(3, null, null);
   while (taskCount < sizes.tasks) {
     if (tasks.length >= BATCH) {
-      await insertChunked(storage, 'tasks', tasks, 11);
+      await insertChunked(storage, 'tasks', tasks);
       tasks = [];
     }
     const owner = 4 + Math.floor(rand() * (sizes.users - 3));
@@ -325,7 +324,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   // After everyone else's, so that they keep the ids they had before the hoarder existed; a third imported, like the rest.
   for (let i = 0; i < HOARDER_TASKS; i++) task(special.hoarder, i % 3 === 0 ? 'todoist' : null, i % 3 === 0 ? i : null);
   const writerFirst = 51 + 500;
-  await insertChunked(storage, 'tasks', tasks, 11);
+  await insertChunked(storage, 'tasks', tasks);
   rows += taskCount;
 
   // The planner's own sessions in its own org, the targets of PUT /sessions/{id}.
@@ -341,7 +340,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
       created_at: now,
     });
   }
-  await insertChunked(storage, 'sessions', plannerSessions, 30, 'sessions (planner)');
+  await insertChunked(storage, 'sessions', plannerSessions, 'sessions (planner)');
   rows += plannerSessions.length;
 
   if (options.adversarial) rows += await seedAdversarialOrg(storage, { org: adversarialOrg, member: special.noisyMember, firstId: sizes.sessions + PLANNER_SESSIONS + 1, now });
@@ -502,8 +501,8 @@ async function seedAdversarialOrg(storage: Storage, at: { org: number; member: n
     completions.push({ session_id: exceptionsId, user_id: at.member, occurrence_date: day, joined_at: at.now, completed_at: at.now });
   }
 
-  await insertChunked(storage, 'sessions', sessions, 30, 'sessions (adversarial)');
-  await insertChunked(storage, 'session_exceptions', exceptions, 2, 'session_exceptions (adversarial)');
-  await insertChunked(storage, 'session_participants', completions, 5, 'session_participants (adversarial)');
+  await insertChunked(storage, 'sessions', sessions, 'sessions (adversarial)');
+  await insertChunked(storage, 'session_exceptions', exceptions, 'session_exceptions (adversarial)');
+  await insertChunked(storage, 'session_participants', completions, 'session_participants (adversarial)');
   return sessions.length + exceptions.length + completions.length;
 }
