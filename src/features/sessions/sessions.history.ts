@@ -6,6 +6,8 @@ import { occurrenceKey } from './sessions.participants-repository.js';
 
 /** Users per statement: a large org stays within a statement's parameters. */
 const USERS_PER_READ = 500;
+/** Moved occurrences per read of their participation: with USERS_PER_READ users, within both databases' parameter limits. */
+const MOVED_PER_READ = 10_000;
 /** Sessions per statement: under both databases' parameter limits (SQLite 32,766; PostgreSQL 65,535). */
 const SESSIONS_PER_READ = 30_000;
 
@@ -70,26 +72,38 @@ function participationRows(db: Db, userIds: readonly number[], firstDay: string,
 }
 
 /**
- * Participation in occurrences an override moved onto the dates [firstDay, lastDay] from
- * a day outside them: found by the day the occurrence index holds every moved one on
- * (its partial index of moved occurrences).
+ * Participation in occurrences an override moved onto the dates [firstDay, lastDay] from a
+ * day outside them: the moved ones from the partial index of moved occurrences (the index
+ * holds every one), then the users' rows of those occurrences by primary key.
  */
-function movedInRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
-  return db
-    .selectFrom('session_occurrences as o')
-    .innerJoin('session_participants as p', (j) => j.onRef('p.session_id', '=', 'o.session_id').onRef('p.occurrence_date', '=', 'o.occurrence_date'))
-    .select(['p.user_id', 'p.session_id', 'p.occurrence_date', 'p.completed_at'])
-    .whereRef('o.day', '<>', 'o.occurrence_date')
-    .where('o.day', '>=', firstDay)
-    .where('o.day', '<=', lastDay)
-    .where((eb) => eb.or([eb('o.occurrence_date', '<', firstDay), eb('o.occurrence_date', '>', lastDay)]))
-    .where('p.user_id', 'in', userIds)
+async function movedInRows(db: Db, userIds: readonly number[], firstDay: string, lastDay: string) {
+  const moved = await db
+    .selectFrom('session_occurrences')
+    .select(['session_id', 'occurrence_date'])
+    .whereRef('day', '<>', 'occurrence_date')
+    .where('day', '>=', firstDay)
+    .where('day', '<=', lastDay)
+    .where((eb) => eb.or([eb('occurrence_date', '<', firstDay), eb('occurrence_date', '>', lastDay)]))
     .execute();
+  const wanted = new Set(moved.map((m) => occurrenceKey(m.session_id, m.occurrence_date)));
+  const out = [];
+  for (let i = 0; i < moved.length; i += MOVED_PER_READ) {
+    const part = moved.slice(i, i + MOVED_PER_READ);
+    const rows = await db
+      .selectFrom('session_participants')
+      .select(['user_id', 'session_id', 'occurrence_date', 'completed_at'])
+      .where('session_id', 'in', [...new Set(part.map((m) => m.session_id))])
+      .where('occurrence_date', 'in', [...new Set(part.map((m) => m.occurrence_date))])
+      .where('user_id', 'in', userIds)
+      .execute();
+    out.push(...rows.filter((r) => wanted.has(occurrenceKey(r.session_id, r.occurrence_date))));
+  }
+  return out;
 }
 
 /**
  * The occurrences the given users joined or completed that start in [from, to) (ISO
- * instants): four statements per USERS_PER_READ users. A series' occurrence is found by its
+ * instants): four statements per USERS_PER_READ users (five when an occurrence was moved into the range). A series' occurrence is found by its
  * local date, which lies within a day or two of its start in any zone (offsets are −12 to
  * +14 hours), so the dates read are widened by that and the start is then checked exactly;
  * one an override moved is counted where and when it took place.

@@ -29,6 +29,19 @@ export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBoo
   return eb.and([eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])]);
 }
 
+/** An indexed occurrence's date and instants (an override's, when one moved it). */
+export interface IndexedDate {
+  date: string;
+  starts_at: string;
+  ends_at: string;
+}
+
+/** nextDates' `date|starts_at|ends_at` column read back (dates and ISO instants hold no `|`). */
+function nextOf(column: string): IndexedDate {
+  const [date, starts_at, ends_at] = column.split('|') as [string, string, string];
+  return { date, starts_at, ends_at };
+}
+
 /** The last date a fully indexed session holds: nothing after it will ever be added. */
 export const FULLY_INDEXED = '9999-12-31';
 
@@ -139,10 +152,11 @@ function indexStatements(storage: Storage) {
 
   /** The statement of nextDates: `sessionIds` distinct and at least one. */
   const nextDatesQuery = prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
+    // One column per date: `date|starts_at|ends_at` (nextOf reads it back), the instants as an override set them.
     const nth = (eb: ExpressionBuilder<Database, 'sessions'>, offset: number) =>
       eb
         .selectFrom('session_occurrences')
-        .select('session_occurrences.occurrence_date')
+        .select(sql<string>`session_occurrences.occurrence_date || '|' || session_occurrences.starts_at || '|' || session_occurrences.ends_at`.as('next'))
         .whereRef('session_occurrences.session_id', '=', 'sessions.id')
         .where('session_occurrences.occurrence_date', '>=', q.from)
         .orderBy('session_occurrences.occurrence_date')
@@ -178,17 +192,17 @@ function indexReads(storage: Storage) {
     },
 
     /**
-     * The first three indexed occurrence dates on or after `from` of each session: from the
+     * The first three indexed occurrences (date and instants) on or after `from` of each session: from the
      * day before UTC's today, a daily series' third is the today of a zone a day ahead of
      * UTC. One seek into the primary key per date: numbering every indexed date ahead read
      * all of them (a daily series holds a year and more), 2.5 ms for 50 series.
      */
-    async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, string[]>> {
-      const out = new Map<number, string[]>();
+    async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, IndexedDate[]>> {
+      const out = new Map<number, IndexedDate[]>();
       if (q.sessionIds.length === 0) return out;
       const rows = await nextDatesQuery.execute(db, { sessionIds: [...new Set(q.sessionIds)], from: q.from });
       for (const r of rows) {
-        const dates = [r.first, r.second, r.third].filter((d): d is string => d !== null);
+        const dates = [r.first, r.second, r.third].filter((d): d is string => d !== null).map(nextOf);
         if (dates.length > 0) out.set(r.id, dates);
       }
       return out;

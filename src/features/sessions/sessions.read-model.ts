@@ -4,7 +4,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED } from './sessions.occurrence-index.js';
+import { FULLY_INDEXED, type IndexedDate } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
@@ -35,7 +35,7 @@ export interface ReadSet {
   now: Date;
   /** A whole series' phase, when an indexed occurrence is not over yet (by id). */
   seriesPhases: ReadonlyMap<number, Phase>;
-  /** The overrides of the items' occurrences (a whole series': of its next indexed days), by occurrenceKey. */
+  /** The overrides of the dated items' occurrences (and of the next one of a series expanded here), by occurrenceKey. */
   overrides: Overrides;
 }
 
@@ -69,7 +69,7 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   for (const id of wholeSeries) {
     const row = rows.get(id) as SessionWithCreator;
     const today = todayIn(row.timezone, now);
-    indexedNext.set(id, next.get(id)?.find((d) => d >= today));
+    indexedNext.set(id, next.get(id)?.find((d) => d.date >= today)?.date);
   }
   // Only a series the index does not reach far enough (or stored before rrule was kept) is
   // expanded here, and only such series need their removed occurrences read.
@@ -88,29 +88,28 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     return pattern === null ? null : nextOccurrence(row, pattern, now);
   });
   const countKeys = q.items.flatMap((item, i) => (counted[i] === null ? [] : [{ sessionId: item.id, date: counted[i] as string }]));
-  // The overrides a record shows: its own day's, or for a whole series those of the days its phase is told from.
-  const overrideKeys = [...countKeys.filter((k) => k.date !== ONE_OFF), ...wholeSeries.flatMap((id) => (next.get(id) ?? []).map((date) => ({ sessionId: id, date })))];
+  // The overrides a record shows: a dated item's, and the next occurrence's of a series the
+  // index does not hold far enough (its phase); an indexed series' phase takes the index's instants.
+  const overrideKeys = q.items.flatMap((item, i) => (item.occurrence !== undefined || series.has(item.id)) && counted[i] !== null && counted[i] !== ONE_OFF ? [{ sessionId: item.id, date: counted[i] as string }] : []);
   const [counts, participation, overrides] = await Promise.all([
     ctx.participants.counts(db, countKeys.map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
     ctx.overrides.at(db, overrideKeys),
   ]);
-  const seriesPhases = wholeSeriesPhases(rows, next, overrides, now);
+  const seriesPhases = wholeSeriesPhases(next, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
   return { rows, collaborators, counted, counts, rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
 }
 
 /**
- * A whole series' phase, from its indexed dates: that of the first occurrence not over yet
- * (yesterday's may still run), at its override's instants.
+ * A whole series' phase, from its indexed occurrences: that of the first not over yet
+ * (yesterday's may still run), at the instants the index holds (an override's).
  */
-function wholeSeriesPhases(rows: ReadonlyMap<number, SessionWithCreator>, next: ReadonlyMap<number, string[]>, overrides: Overrides, now: Date): Map<number, Phase> {
+function wholeSeriesPhases(next: ReadonlyMap<number, readonly IndexedDate[]>, now: Date): Map<number, Phase> {
   const out = new Map<number, Phase>();
   const nowIso = now.toISOString();
   for (const [id, dates] of next) {
-    const row = rows.get(id);
-    if (row === undefined) continue;
-    const live = dates.map((d) => occurrenceView(row, d, overrides.get(occurrenceKey(id, d)))).find((o) => o.ends_at > nowIso);
+    const live = dates.find((o) => o.ends_at > nowIso);
     if (live !== undefined) out.set(id, phaseAt(live, now));
   }
   return out;
