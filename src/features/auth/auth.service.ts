@@ -130,8 +130,11 @@ export function createAuthService(storage: Storage) {
       if (timezone === undefined) throw validationFailed([{ path: '/timezone', message: NOT_A_TIME_ZONE }]);
       // Written even when it looks unchanged: `user` may come from a cached lookup. The write
       // signals the change, so every instance's token lookup cache reads the new zone.
-      await repo.setTimezone(storage.db, { userId: user.id, timezone });
-      if (changes.reminders !== undefined) await writeHomeReminders(storage.db, user.id, changes.reminders);
+      // One transaction: a failed reminders write leaves the zone as it was.
+      await storage.transaction(async (trx) => {
+        await repo.setTimezone(trx, { userId: user.id, timezone });
+        if (changes.reminders !== undefined) await writeHomeReminders(trx, user.id, changes.reminders);
+      });
       return { handle: user.handle, org_ids: user.orgIds, timezone, reminders: changes.reminders ?? (await readHomeReminders(storage.db, user.id)) };
     },
 
