@@ -32,8 +32,11 @@ const VICTIM_TIMEOUT_MS = 5_000;
 /** Requests per minute per token and per feed: small, so that two fetchers reach the feed's own limit within a second or two. */
 const RATE_LIMIT = 30;
 
-/** The first fetch's server time may not exceed this: the request-cost bound (200 ms) with room for a loaded machine. */
-const FIRST_FETCH_SERVER_MS = 600;
+/**
+ * The first fetch's server time may not exceed this: the request-cost bound (200 ms) with room for a loaded machine
+ * (600 ms was missed once, at 633, beside other slow suites); the old code took 8–14 s.
+ */
+const FIRST_FETCH_SERVER_MS = 1_000;
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
