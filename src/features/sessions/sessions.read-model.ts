@@ -33,7 +33,7 @@ export interface ReadSet {
   rrules: ReadonlyMap<number, string | null>;
   /** The clock the records' `phase` is told by. */
   now: Date;
-  /** A whole series' phase, when an indexed occurrence is not over yet (by id). */
+  /** A whole series' phase, by id, for every series the index holds dates of from yesterday on. */
   seriesPhases: ReadonlyMap<number, Phase>;
   /** The overrides of the dated items' occurrences (and of the next one of a series expanded here), by occurrenceKey. */
   overrides: Overrides;
@@ -96,21 +96,24 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
     ctx.overrides.at(db, overrideKeys),
   ]);
-  const seriesPhases = wholeSeriesPhases(next, now);
+  const seriesPhases = wholeSeriesPhases(rows, next, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
   return { rows, collaborators, counted, counts, rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
 }
 
 /**
  * A whole series' phase, from its indexed occurrences: that of the first not over yet
- * (yesterday's may still run), at the instants the index holds (an override's).
+ * (yesterday's may still run), at the instants the index holds (an override's); when all
+ * are over, `ended` if the last was the series' last day, else `upcoming` (one follows).
  */
-function wholeSeriesPhases(next: ReadonlyMap<number, readonly IndexedDate[]>, now: Date): Map<number, Phase> {
+function wholeSeriesPhases(rows: ReadonlyMap<number, SessionWithCreator>, next: ReadonlyMap<number, readonly IndexedDate[]>, now: Date): Map<number, Phase> {
   const out = new Map<number, Phase>();
   const nowIso = now.toISOString();
   for (const [id, dates] of next) {
     const live = dates.find((o) => o.ends_at > nowIso);
-    if (live !== undefined) out.set(id, phaseAt(live, now));
+    const ends = rows.get(id)?.recurring_ends ?? null;
+    const last = dates.at(-1)?.date;
+    out.set(id, live !== undefined ? phaseAt(live, now) : ends !== null && last !== undefined && last >= ends ? 'ended' : 'upcoming');
   }
   return out;
 }
