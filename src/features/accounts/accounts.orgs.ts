@@ -10,32 +10,42 @@ export const INVITE_LIFETIME_MS = 7 * 86_400_000;
 /** The link an invitation's secret makes: the web app's invitation page, the secret in the fragment (never sent in a request line, so never logged). */
 export const inviteUrl = (base: string, secret: string) => `${base}/invite#${secret}`;
 
+const NOT_ADMIN = 'Only the org’s admins manage its people and invitations.';
+
 /** 404 unless the caller is a member of the org, 403 unless an admin: what members see of the org they are in. */
 async function requireAdmin(people: PeopleRepository, storage: Storage, user: AuthenticatedUser, orgId: number): Promise<void> {
   const role = user.orgIds.includes(orgId) ? await people.roleOf(storage.db, user.id, orgId) : undefined;
   if (role === undefined) throw notFound('org');
-  if (role !== 'admin') throw forbidden('Only the org’s admins manage its people and invitations.');
+  if (role !== 'admin') throw forbidden(NOT_ADMIN);
 }
 
 /** An org's people and invitations, managed by its admins (contract section 12). */
 export function createOrgsService(storage: Storage) {
   const people = createPeopleRepository(storage);
 
-  /** Runs fn in a transaction with the org's member `handle` (404 when there is none). */
-  function withMember<T>(orgId: number, handle: string, fn: (trx: Db, member: { id: number; handle: string; role: Role }) => Promise<T>): Promise<T> {
+  /**
+   * Runs fn in a transaction with the org's member `handle` (404 when there is none), once the
+   * caller is found an admin there with their membership locked: an admin demoted meanwhile
+   * (whose demotion locked that row) is refused after it commits, not let through.
+   */
+  function asAdminWithMember<T>(user: AuthenticatedUser, orgId: number, handle: string, fn: (trx: Db, member: { id: number; handle: string; role: Role }, admins: number) => Promise<T>): Promise<T> {
     return storage.transaction(async (trx) => {
+      // Every such transaction locks the org's admin rows first, in one order: no two wait on each other.
+      const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin').orderBy('user_id')).execute();
+      if (!admins.some((a) => a.user_id === user.id)) {
+        if (!user.orgIds.includes(orgId) || (await people.roleOf(trx, user.id, orgId)) === undefined) throw notFound('org');
+        throw forbidden(NOT_ADMIN);
+      }
       const found = await people.userByHandle(trx, handle);
       const role = found === undefined ? undefined : await people.roleOf(trx, found.id, orgId);
       if (found === undefined || role === undefined) throw notFound('member');
-      return fn(trx, { id: found.id, handle: found.handle, role });
+      return fn(trx, { id: found.id, handle: found.handle, role }, admins.length);
     });
   }
 
-  /** 409 when `member` is the org's only admin; the admins' rows stay locked until the transaction ends (no lock for a member: they count no admin). */
-  async function keepOneAdmin(trx: Db, orgId: number, member: { role: Role }, detail: string): Promise<void> {
-    if (member.role !== 'admin') return;
-    const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin')).execute();
-    if (admins.length <= 1) throw conflict(detail);
+  /** 409 when `member` is the org's only admin (`admins` counted under the lock asAdminWithMember holds). */
+  function keepOneAdmin(member: { role: Role }, admins: number, detail: string): void {
+    if (member.role === 'admin' && admins <= 1) throw conflict(detail);
   }
 
   /** Creates an invitation; `by` null for the operator's CLI. */
@@ -78,12 +88,12 @@ export function createOrgsService(storage: Storage) {
 
     /**
      * Makes a member admin or member. The org's admins are locked while they are counted, so
-     * two admins demoting each other at once cannot leave the org without one.
+     * two admins demoting each other at once cannot leave the org without one, and an admin
+     * demoted meanwhile is refused.
      */
     async setRole(user: AuthenticatedUser, orgId: number, handle: string, role: Role) {
-      await requireAdmin(people, storage, user, orgId);
-      return withMember(orgId, handle, async (trx, member) => {
-        if (role === 'member') await keepOneAdmin(trx, orgId, member, 'The org’s last admin stays admin; make another member admin first.');
+      return asAdminWithMember(user, orgId, handle, async (trx, member, admins) => {
+        if (role === 'member') keepOneAdmin(member, admins, 'The org’s last admin stays admin; make another member admin first.');
         if (role !== member.role) await people.setRole(trx, { userId: member.id, orgId, role });
         return { handle: member.handle, role };
       });
@@ -95,9 +105,8 @@ export function createOrgsService(storage: Storage) {
      * does). The org's last admin stays, under the same lock as a role change.
      */
     async removeMember(user: AuthenticatedUser, orgId: number, handle: string) {
-      await requireAdmin(people, storage, user, orgId);
-      await withMember(orgId, handle, async (trx, member) => {
-        await keepOneAdmin(trx, orgId, member, 'The org’s last admin cannot be removed; make another member admin first.');
+      await asAdminWithMember(user, orgId, handle, async (trx, member, admins) => {
+        keepOneAdmin(member, admins, 'The org’s last admin cannot be removed; make another member admin first.');
         await people.removeMember(trx, { userId: member.id, orgId });
       });
     },
