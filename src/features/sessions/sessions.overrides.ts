@@ -64,7 +64,10 @@ export function movedDates(overrides: Overrides, sessionId: number): readonly st
     grouped = new Map();
     for (const [key, fields] of overrides) {
       const { sessionId: id, date } = parseOccurrenceKey(key);
-      if (movesDay(date, fields)) grouped.set(id, [...(grouped.get(id) ?? []), date]);
+      if (!movesDay(date, fields)) continue;
+      const dates = grouped.get(id);
+      if (dates === undefined) grouped.set(id, [date]);
+      else dates.push(date);
     }
     movedBySession.set(overrides, grouped);
   }
