@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
-import { type SessionRecord, createSession } from './sessions.test-helpers.js';
+import { type SessionRecord, createSession, listAllSessions, utcTime } from './sessions.test-helpers.js';
 import { sessionsApi } from './sessions.api.js';
 import { INDEX_HORIZON_DAYS } from './sessions.occurrences.js';
 
@@ -21,26 +21,6 @@ async function put(client: Client, path: string, body: unknown): Promise<Session
   const res = await client.put(path, body);
   expect(res.status, res.text).toBe(200);
   return res.body.data;
-}
-
-type Page = { data: SessionRecord[]; next_cursor?: string | null };
-
-async function page(client: Client, url: string): Promise<Page> {
-  const res = await client.get<Page>(url);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
-/** Every item of a dated listing, followed page by page through its cursors (`limit` each). */
-async function allPages(client: Client, query: string, limit: number): Promise<SessionRecord[]> {
-  const out: SessionRecord[] = [];
-  let cursor: string | null = null;
-  do {
-    const body = await page(client, `/api/v1/sessions?${query}&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`);
-    out.push(...body.data);
-    cursor = body.next_cursor ?? null;
-  } while (cursor !== null);
-  return out;
 }
 
 describeEachDialect('occurrences moved across the index horizon', (dialect) => {
@@ -69,7 +49,7 @@ describeEachDialect('occurrences moved across the index horizon', (dialect) => {
     expect(await on(beyond(30))).toEqual([`later still@${beyond(20)}`, `daily@${beyond(30)}`]);
     expect(await on(beyond(100))).toEqual([]);
     // A range across the horizon, page after page: each day once, in start order.
-    const range = await allPages(t.bob, `day_start=${beyond(18)}&day_ends=${beyond(31)}`, 3);
+    const range = await listAllSessions(t.bob, `day_start=${beyond(18)}&day_ends=${beyond(31)}`, 3);
     const expected = [18, 19, 21, 22, 23, 24, 25, 26, 27, 28, 29].map((n) => `daily@${beyond(n)}`);
     expect(items(range.filter((s) => s.id === id))).toEqual([...expected, `later still@${beyond(20)}`, `daily@${beyond(30)}`, `daily@${beyond(31)}`]);
     const starts = range.map((s) => s.starts_at);
@@ -100,7 +80,7 @@ describeEachDialect('occurrences moved across the index horizon', (dialect) => {
   it('shows an occurrence moved from beyond the horizon to now in /me/now and the time-triggered events', async () => {
     const now = Math.floor(Date.now() / MINUTE) * MINUTE;
     const minute = new Date(now - MINUTE);
-    const time = `${String(minute.getUTCHours()).padStart(2, '0')}:${String(minute.getUTCMinutes()).padStart(2, '0')}`;
+    const time = utcTime(minute);
     const d = minute.toISOString().slice(0, 10);
     const series = await createSession(t.alice, { name: 'weekly', schedule: addDays(d, 1), time: '6:00 AM', timezone: 'UTC', is_recurring: 1, occurrence: 'weekly' });
     const far = addDays(d, 1 + 7 * 30);

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
 import { useJobsScene } from '../../../test/helpers/jobs-app.js';
+import { utcTime as hhmm } from './sessions.test-helpers.js';
 
 /*
  * Contract section 10, "Where an override shows": an edited occurrence is told by
@@ -10,7 +11,6 @@ import { useJobsScene } from '../../../test/helpers/jobs-app.js';
  */
 
 const MINUTE = 60_000;
-const hhmm = (at: Date) => `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
 
 describeEachDialect('webhooks of an edited occurrence', (dialect) => {
   const scene = useJobsScene(dialect);

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { type Client, describeEachDialect, errorPaths, useTestApp } from '../../../test/helpers/harness.js';
 import { parseFeed } from '../calendar/calendar.test-helpers.js';
-import { type SessionRecord, createSession } from './sessions.test-helpers.js';
+import { type SessionRecord, createSession, utcTime } from './sessions.test-helpers.js';
 import { sessionsApi } from './sessions.api.js';
 import { createChangesRepository } from '../../changelog/changelog.repository.js';
 import { HEAD_TTL_MS } from '../changes/changes.service.js';
@@ -146,7 +146,7 @@ describeEachDialect('occurrence overrides over HTTP', (dialect) => {
   it('shows an occurrence moved to now in /me/now and in the time-triggered events’ source, at its new instant', async () => {
     const now = Math.floor(Date.now() / MINUTE) * MINUTE;
     const minute = new Date(now - MINUTE);
-    const time = `${String(minute.getUTCHours()).padStart(2, '0')}:${String(minute.getUTCMinutes()).padStart(2, '0')}`;
+    const time = utcTime(minute);
     const d = minute.toISOString().slice(0, 10);
     const series = await createSession(t.alice, { name: 'later', schedule: addDays(d, -1), time: '11:00 PM', timezone: 'UTC', is_recurring: 1, occurrence: 'daily', recurring_ends: addDays(d, 5) });
     // Day d's occurrence, moved to a minute ago: running now.

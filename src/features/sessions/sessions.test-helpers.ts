@@ -14,6 +14,13 @@ export function sessionBody(overrides: Record<string, unknown> = {}): Record<str
   };
 }
 
+/** `HH:mm` of an instant in UTC: the 24-hour `time` of a session in UTC that starts then. */
+export const utcTime = (at: Date): string => at.toISOString().slice(11, 16);
+
+/** A create body for a one-off session in UTC starting at `at` (whole minutes); override any field. */
+export const sessionAt = (at: Date, overrides: Record<string, unknown> = {}): Record<string, unknown> =>
+  sessionBody({ schedule: at.toISOString().slice(0, 10), time: utcTime(at), timezone: 'UTC', ...overrides });
+
 /** Creates a session and returns its record; fails the test unless the answer is 201. */
 export async function createSession(client: Client, overrides: Record<string, unknown> = {}): Promise<SessionRecord> {
   const res = await client.post<{ data: SessionRecord }>('/api/v1/sessions', sessionBody(overrides));

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
 import { useJobsScene } from '../../../test/helpers/jobs-app.js';
+import { sessionAt as bodyAt } from '../sessions/sessions.test-helpers.js';
 
 /*
  * Contract section 9, on the clock: `session.starting|started|ended` per occurrence, from
@@ -10,12 +11,8 @@ import { useJobsScene } from '../../../test/helpers/jobs-app.js';
  * the original timestamp, at most 24 h back.
  */
 
-/** A session body starting at `at` (UTC, whole minutes). */
-function sessionAt(at: Date, duration: number, extra: Record<string, unknown> = {}) {
-  const h = at.getUTCHours();
-  const time = `${h % 12 === 0 ? 12 : h % 12}:${String(at.getUTCMinutes()).padStart(2, '0')} ${h < 12 ? 'AM' : 'PM'}`;
-  return { org_id: 1, name: 'On the clock', type: 'standard', duration, schedule: at.toISOString().slice(0, 10), time, timezone: 'UTC', ...extra };
-}
+/** A session body starting at `at` (UTC, whole minutes), lasting `duration` minutes. */
+const sessionAt = (at: Date, duration: number) => bodyAt(at, { name: 'On the clock', duration });
 
 describeEachDialect('webhooks: time-triggered events', (dialect) => {
   const scene = useJobsScene(dialect);

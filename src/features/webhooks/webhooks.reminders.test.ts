@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
 import { useJobsScene } from '../../../test/helpers/jobs-app.js';
+import { sessionAt as bodyAt } from '../sessions/sessions.test-helpers.js';
 
 /*
  * Contract section 10, reminders on webhooks: one `session.starting` per occurrence, person
@@ -11,11 +12,8 @@ import { useJobsScene } from '../../../test/helpers/jobs-app.js';
 
 const minute = 60_000;
 
-/** A session body starting at `at` (UTC, whole minutes). */
-function sessionAt(at: Date, extra: Record<string, unknown> = {}) {
-  const time = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
-  return { org_id: 1, name: 'Reminded', type: 'standard', duration: 30, schedule: at.toISOString().slice(0, 10), time, timezone: 'UTC', is_public: true, ...extra };
-}
+/** A public session body starting at `at` (UTC, whole minutes). */
+const sessionAt = (at: Date, extra: Record<string, unknown> = {}) => bodyAt(at, { name: 'Reminded', duration: 30, is_public: true, ...extra });
 
 describeEachDialect('webhooks: reminders', (dialect) => {
   const scene = useJobsScene(dialect);
