@@ -42,7 +42,6 @@ export function createOccurrenceWatch(deps: { storage: Storage; streams: Readonl
 
   const textOf = (event: string, o: Occurrence | Reminder, more: { minutes_before?: number } = {}) =>
     `event: ${event}\ndata: ${JSON.stringify({ session_id: o.session_id, occurrence_date: o.occurrence_date, starts_at: o.starts_at, ends_at: o.ends_at, ...more })}\n\n`;
-  const at = (o: Occurrence) => (o.event === 'session.started' ? o.starts_at : o.ends_at);
 
   return {
     async announce(): Promise<void> {
@@ -55,7 +54,7 @@ export function createOccurrenceWatch(deps: { storage: Storage; streams: Readonl
       // In time order; a reminder before a start at the same instant (minutes_before 0).
       const told = [
         ...reminders.map((r) => ({ at: r.at, org: r.org_id, to: (id: number) => id === r.user_id, text: textOf('session.starting', r, { minutes_before: r.minutes_before }) })),
-        ...found.map((o) => ({ at: at(o), org: o.org_id, to: (id: number) => o.users.has(id), text: textOf(o.event, o) })),
+        ...found.map((o) => ({ at: o.at, org: o.org_id, to: (id: number) => o.users.has(id), text: textOf(o.event, o) })),
       ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
       for (const t of told) {
         for (const stream of deps.streams) if (stream.user.orgIds.includes(t.org) && t.to(stream.user.id)) deps.write(stream, t.text);

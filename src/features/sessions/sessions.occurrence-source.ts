@@ -191,6 +191,8 @@ export interface Crossing {
   ends_at: string;
   org_id: number;
   users: ReadonlySet<number>;
+  /** The instant it crossed: starts_at for a start, ends_at for an end. */
+  at: string;
 }
 
 /**
@@ -220,7 +222,7 @@ export async function occurrencesCrossing(
     const key = occurrenceKey(r.session_id, r.occurrence_date ?? ONE_OFF);
     involvement.set(key, (involvement.get(key) ?? new Set()).add(r.user_id));
   }
-  const of = (event: Crossing['event'], o: IndexedInstant): Crossing & { at: string } => ({
+  const of = (event: Crossing['event'], o: IndexedInstant): Crossing => ({
     event,
     session_id: o.session_id,
     occurrence_date: o.occurrence_date,

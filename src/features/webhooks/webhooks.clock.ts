@@ -36,7 +36,7 @@ async function duesIn(sessions: SessionsApi, window: Window): Promise<Due[]> {
   const [reminders, crossed] = await Promise.all([sessions.remindersIn(window), sessions.crossing(window)]);
   return [
     ...reminders.map((r) => ({ ...r, type: 'session.starting' as const, users: new Set([r.user_id]) })),
-    ...crossed.map((o) => ({ ...o, type: o.event, at: o.event === 'session.started' ? o.starts_at : o.ends_at })),
+    ...crossed.map((o) => ({ ...o, type: o.event })),
   ];
 }
 
