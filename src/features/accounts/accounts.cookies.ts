@@ -23,17 +23,27 @@ function ownOrigin(request: FastifyRequest): string {
   return configured === null || configured === undefined ? `${request.protocol}://${request.host}` : new URL(configured).origin;
 }
 
-const secure = (request: FastifyRequest) => request.server.publicUrl?.startsWith('https:') === true;
+/**
+ * A Set-Cookie value of ours: HttpOnly (no script reads it), SameSite=Lax, Secure when
+ * PUBLIC_URL is https; Max-Age 0 clears it. `path` is below the web app's base path.
+ */
+export function cookieOf(request: FastifyRequest, q: { name: string; value: string; path: string; maxAgeS: number }): string {
+  const secure = request.server.publicUrl?.startsWith('https:') === true ? ['Secure'] : [];
+  return [`${q.name}=${q.value}`, `Path=${q.path}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${q.maxAgeS}`, ...secure].join('; ');
+}
 
-/** Set-Cookie for a session: HttpOnly (no script reads it), SameSite=Lax, Secure behind https, 30 days. */
+/** The path the web app is served under: PUBLIC_URL's (without its last slash), else none. */
+export function basePath(request: FastifyRequest): string {
+  return new URL(webBase(request)).pathname.replace(/\/+$/, '');
+}
+
+/** Set-Cookie for a session, 30 days. */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, value: string): void {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${SESSION_LIFETIME_MS / 1000}`, ...(secure(request) ? ['Secure'] : [])];
-  reply.header('set-cookie', `${COOKIE}=${value}; ${attributes.join('; ')}`);
+  reply.header('set-cookie', cookieOf(request, { name: COOKIE, value, path: '/', maxAgeS: SESSION_LIFETIME_MS / 1000 }));
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=0', ...(secure(request) ? ['Secure'] : [])];
-  reply.header('set-cookie', `${COOKIE}=; ${attributes.join('; ')}`);
+  reply.header('set-cookie', cookieOf(request, { name: COOKIE, value: '', path: '/', maxAgeS: 0 }));
 }
 
 /**

@@ -5,15 +5,15 @@ import { notFound } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { Envelope } from '../../toolkit/schema-helpers.js';
-import { readCookie, setSessionCookie, webBase } from './accounts.cookies.js';
+import { basePath, cookieOf, readCookie, setSessionCookie, webBase } from './accounts.cookies.js';
 import type { SigninService } from './accounts.signin.js';
-import type { SsoClient } from './accounts.sso.js';
+import { type SsoClient, SsoRefused } from './accounts.sso.js';
 
 const tags = ['sign-in'];
 /** The browser's half of an attempt: its state, sent back only to the callback. */
 const ATTEMPT_COOKIE = 'focus_oidc';
 const PATH = '/auth/oidc';
-/** Where a refused or failed sign-on lands: the sign-in page, which says so in general terms. */
+/** Where a refused or failed sign-on lands (below the base path): the sign-in page, which says so in general terms. */
 const FAILED = '/sign-in?error=sso';
 
 const SsoStatus = Envelope('SingleSignOn', Type.Object({ enabled: Type.Literal(true) }, { additionalProperties: false }), 'Single sign-on is offered.');
@@ -23,16 +23,18 @@ const StartQuery = Type.Object(
 );
 const redirect = (description: string) => ({ type: 'null', description } as const);
 
-/** The attempt cookie: HttpOnly, SameSite=Lax (sent on the provider's top-level redirect back), scoped to these routes, 10 minutes. */
-function attemptCookie(request: FastifyRequest, value: string, maxAge: number): string {
-  const secure = webBase(request).startsWith('https:') ? ['Secure'] : [];
-  return [`${ATTEMPT_COOKIE}=${value}`, `Path=${PATH}`, 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAge}`, ...secure].join('; ');
-}
+/**
+ * The attempt cookie: SameSite=Lax (sent on the provider's top-level redirect back), scoped
+ * to these routes where the browser sees them (PUBLIC_URL may carry a path), 10 minutes.
+ */
+const attemptCookie = (request: FastifyRequest, value: string, maxAgeS: number) => cookieOf(request, { name: ATTEMPT_COOKIE, value, path: `${basePath(request)}${PATH}`, maxAgeS });
 
+/** Back to the sign-in page. A refusal is the person's business (info); anything else may be ours to fix, so its error is logged whole. */
 function failed(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  request.log.info({ reason: error instanceof Error ? `${error.name}: ${error.message}` : 'unknown' }, 'single sign-on refused');
+  if (error instanceof SsoRefused) request.log.info({ reason: error.message }, 'single sign-on refused');
+  else request.log.warn({ err: error }, 'single sign-on failed');
   reply.header('set-cookie', attemptCookie(request, '', 0));
-  return reply.redirect(FAILED, 302);
+  return reply.redirect(`${basePath(request)}${FAILED}`, 302);
 }
 
 const SCHEMAS = {
@@ -102,10 +104,10 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoClient | undefined; 
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       const identity = await client.finish(new URL(`${webBase(request)}${PATH}/callback${query}`), readCookie(request.headers.cookie, ATTEMPT_COOKIE));
       const session = await signin.signInWithSso(identity);
-      if (session === undefined) return failed(request, reply, new Error('no user has this email, and no pending invitation came with it'));
+      if (session === undefined) return failed(request, reply, new SsoRefused('no user has this email, and no pending invitation came with it'));
       reply.header('set-cookie', attemptCookie(request, '', 0));
       setSessionCookie(request, reply, session);
-      return await reply.redirect('/', 302);
+      return await reply.redirect(`${basePath(request)}/`, 302);
     } catch (error) {
       return failed(request, reply, error);
     }

@@ -138,6 +138,20 @@ describeEachDialect('single sign-on with a real OpenID Connect provider (contrac
     const ann = await signOn('p-ann', { query: `?invite=${encodeURIComponent(secretOf((another as { url: string }).url))}` });
     expect((await me(ann.session)).body.data).toMatchObject({ handle: 'ann', org_ids: [1, 7] });
   });
+
+  it('under a PUBLIC_URL with a path, sends the provider back below it and keeps the attempt cookie and redirects there', async () => {
+    const behind = await createTestApp(dialect, { OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret, PUBLIC_URL: 'https://focus.example.com/team' });
+    try {
+      const start = await behind.app.inject({ method: 'GET', url: '/auth/oidc/start' });
+      expect(start.statusCode, start.body).toBe(302);
+      expect(new URL(start.headers.location as string).searchParams.get('redirect_uri')).toBe('https://focus.example.com/team/auth/oidc/callback');
+      expect(String(start.headers['set-cookie'])).toMatch(/^focus_oidc=[^;]+; Path=\/team\/auth\/oidc; HttpOnly; SameSite=Lax; Max-Age=600; Secure$/);
+      const back = await behind.app.inject({ method: 'GET', url: '/auth/oidc/callback?state=forged&code=x' });
+      expect(back.headers.location).toBe('/team/sign-in?error=sso');
+    } finally {
+      await behind.close();
+    }
+  });
 });
 
 describeEachDialect('single sign-on not configured', (dialect) => {
