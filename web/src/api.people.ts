@@ -12,7 +12,10 @@ export type ConnectedApp = Schemas['ConnectedAppList']['data'][number];
 export type Member = Schemas['MemberList']['data'][number];
 export type Invite = Schemas['InviteList']['data'][number];
 
-export const SCOPES: Schemas['CreateTokenBody']['scopes'] = ['sessions:read', 'sessions:write', 'tasks:read', 'tasks:write', 'me:read', 'admin'];
+type Scope = Schemas['CreateTokenBody']['scopes'][number];
+/** Every scope the API names, in the order the page lists them: a scope the server adds or drops fails the build here. */
+const SCOPE_ORDER = { 'sessions:read': 0, 'sessions:write': 1, 'tasks:read': 2, 'tasks:write': 3, 'me:read': 4, admin: 5 } satisfies Record<Scope, number>;
+export const SCOPES = Object.keys(SCOPE_ORDER) as Scope[];
 
 const org = (id: number) => ({ params: { path: { id } } });
 
