@@ -31,10 +31,18 @@ const sameFields = (a: OverrideFields | undefined, b: OverrideFields) => {
 /**
  * Stores the body as the override of the occurrence on `date` (merged into one it already
  * has). 404 when that day is not an occurrence; 422 for a field one occurrence cannot set.
- * Sending what the override already holds changes nothing.
+ * Sending what the override already holds changes nothing. `exceptions`: the series'
+ * removed days, read by the caller in this transaction.
  */
-export async function editOccurrence(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, date: string, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<void> {
-  const exceptions = (await ctx.sessions.exceptionsOf(trx, [row.id])).get(row.id);
+export async function editOccurrence(
+  ctx: SessionsContext,
+  trx: Db,
+  user: AuthenticatedUser,
+  { row, exceptions }: { row: SessionRow; exceptions: ReadonlySet<string> | undefined },
+  date: string,
+  body: UpdateSessionBody,
+  schemaErrors: readonly FieldError[],
+): Promise<void> {
   resolveOccurrence(row, exceptions, date);
   const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
   const errors = [...schemaErrors];

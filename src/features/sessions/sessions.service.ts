@@ -134,15 +134,16 @@ async function updateDated(
     const oneDay = query.scope !== 'following';
     const row = await lockForChange(ctx, trx, user, id, oneDay ? undefined : precondition, 'change');
     // If-Match of one occurrence's edit names what GET ?date= showed.
+    // A series' removed days, read once for the precondition and the edit.
+    const exceptions = oneDay && row.is_recurring === 1 ? (await ctx.sessions.exceptionsOf(trx, [id])).get(id) : undefined;
     if (oneDay) {
-      const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);
       await precondition?.(async () => recordOf(ctx, trx, user, await occurrenceItem(ctx, trx, row, occurrenceDay(row, resolveOccurrence(row, exceptions, query.date)))));
     }
     if (query.scope === 'following') {
       const newId = await splitSeries(ctx, trx, user, row, query.date, body, schemaErrors);
       if (newId !== undefined) return { id: newId, date: undefined };
     } else if (row.is_recurring === 1) {
-      await editOccurrence(ctx, trx, user, row, query.date, body, schemaErrors);
+      await editOccurrence(ctx, trx, user, { row, exceptions }, query.date, body, schemaErrors);
       return { id, date: query.date };
     } else resolveOccurrence(row, undefined, query.date);
     await changeSeries(ctx, trx, user, row, body, schemaErrors);
