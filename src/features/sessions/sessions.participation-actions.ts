@@ -44,7 +44,7 @@ export async function participate(ctx: SessionsContext, user: AuthenticatedUser,
       case 'complete': {
         if (!isHost && existing === undefined) throw conflict('Join the session before completing it.');
         // An edited occurrence starts when its override says.
-        const fields = occurrenceDate === ONE_OFF ? undefined : (await ctx.overrides.of(trx, [id])).get(occurrenceKey(id, occurrenceDate));
+        const fields = occurrenceDate === ONE_OFF ? undefined : (await ctx.overrides.at(trx, [{ sessionId: id, date: occurrenceDate }])).get(occurrenceKey(id, occurrenceDate));
         const startsAt = occurrenceDate === ONE_OFF ? row.starts_at : occurrenceView(row, occurrenceDate, fields).starts_at;
         if (now < startsAt) throw notStarted(startsAt);
         if (existing?.completed_at == null) await logged();
