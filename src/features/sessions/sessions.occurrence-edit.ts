@@ -87,6 +87,17 @@ async function placeInIndex(ctx: SessionsContext, trx: Db, row: SessionRow, date
 }
 
 /**
+ * Ends a series on `last` (its last occurrence before a cut), logged as its update, with the
+ * removed days it keeps; the caller moves or drops what follows and reindexes. Shared by
+ * "this and following" edits and deletes.
+ */
+export async function endSeries(ctx: SessionsContext, trx: Db, q: { user: AuthenticatedUser; row: SessionRow; last: string; removed: ReadonlySet<string>; now: string }): Promise<void> {
+  const { starts_at, ends_at, rrule } = columnsOf({ ...modelFromRow(q.row, []), recurring_ends: q.last }, q.now, q.removed);
+  await logSessionChange(ctx, trx, { action: 'updated', user: q.user, now: q.now, before: q.row });
+  await ctx.sessions.update(trx, q.row.id, { recurring_ends: q.last, starts_at, ends_at, rrule, updated_at: q.now });
+}
+
+/**
  * "This and following" from `date`: the series ends the day before, and a new one (the
  * body applied to the old one's fields, its collaborators kept, `split_from` the old id)
  * takes the occurrences from `date` on, with their participation, overrides and removed
@@ -116,11 +127,7 @@ export async function splitSeries(ctx: SessionsContext, trx: Db, user: Authentic
   const exists = (d: string) => d !== ONE_OFF && pattern !== null && isOccurrence(pattern, d);
   await ctx.participants.keepOnly(trx, { sessionId: newId, exists });
   await ctx.overrides.keepOnly(trx, { sessionId: newId, exists });
-  // The old series ends on its last occurrence before `date`.
-  const kept = new Set([...exceptions].filter((d) => d < date));
-  const { starts_at, ends_at, rrule } = columnsOf({ ...modelFromRow(row, []), recurring_ends: previous }, now, kept);
-  await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
-  await ctx.sessions.update(trx, row.id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
+  await endSeries(ctx, trx, { user, row, last: previous, removed: new Set([...exceptions].filter((d) => d < date)), now });
   await reindexSession(ctx, trx, row.id);
   await reindexSession(ctx, trx, newId);
   await logSessionChange(ctx, trx, { action: 'created', user, now, after: { id: newId, org_id: model.org_id, created_by: row.created_by } });

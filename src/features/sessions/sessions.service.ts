@@ -12,7 +12,7 @@ import { type SessionsContext, createSessionsContext } from './sessions.context.
 import { indexStep, reindexSession } from './sessions.indexer.js';
 import { listSessions } from './sessions.listing.js';
 import { listOccurrences } from './sessions.occurrence-list.js';
-import { editOccurrence, splitSeries } from './sessions.occurrence-edit.js';
+import { editOccurrence, endSeries, splitSeries } from './sessions.occurrence-edit.js';
 import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writableFields } from './sessions.model.js';
 import { ONE_OFF, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { participate } from './sessions.participation-actions.js';
@@ -251,9 +251,7 @@ async function deleteSession(
       await removeSession(ctx, trx, user, row, now);
       return;
     }
-    await logSessionChange(ctx, trx, { action: 'updated', user, now, before: row });
-    const { starts_at, ends_at, rrule } = columnsOf({ ...model, recurring_ends: previous }, now, exceptions);
-    await ctx.sessions.update(trx, id, { recurring_ends: previous, starts_at, ends_at, rrule, updated_at: now });
+    await endSeries(ctx, trx, { user, row, last: previous, removed: exceptions, now });
     await ctx.participants.deleteFrom(trx, { sessionId: id, date });
     await ctx.overrides.removeFrom(trx, { sessionId: id, from: date });
     await reindexSession(ctx, trx, id);
