@@ -43,6 +43,13 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
   const newSession = (userId: number) =>
     auth.issueCredential({ userId, kind: 'session', name: null, scopes: null, expiresAt: new Date(Date.now() + SESSION_LIFETIME_MS).toISOString() });
 
+  /** Uses the invitation for `userId`, who joins its org as a member; false when it was used meanwhile (nothing changes). */
+  async function acceptInvite(trx: Db, invite: { id: number; org_id: number }, userId: number, now: string): Promise<boolean> {
+    if (!(await invitesRepository.use(trx, { id: invite.id, userId, now }))) return false;
+    await people.addMember(trx, { userId, orgId: invite.org_id, role: 'member', now });
+    return true;
+  }
+
   /** A pending invitation by its secret; any other (unknown, used, revoked, expired) is one 404. */
   async function pendingInvite(secret: string) {
     const row = await invitesRepository.byHash(storage.db, hashSecret(secret));
@@ -91,12 +98,8 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
       const userId = await storage.transaction(async (trx) => {
         const id = user?.id ?? (await createSsoUser(people, trx, identity.email, now));
         if (pending === undefined) return id;
-        if (await invitesRepository.use(trx, { id: pending.id, userId: id, now })) {
-          await people.addMember(trx, { userId: id, orgId: pending.org_id, role: 'member', now });
-        } else if (user === undefined) {
-          // Used by someone else meanwhile: the new user goes with the rolled-back transaction.
-          throw new SsoRefused('the invitation was used meanwhile');
-        }
+        // Used by someone else meanwhile: a new user goes with the rolled-back transaction.
+        if (!(await acceptInvite(trx, pending, id, now)) && user === undefined) throw new SsoRefused('the invitation was used meanwhile');
         return id;
       });
       return (await newSession(userId)).token;
@@ -118,8 +121,7 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
       const now = new Date().toISOString();
       if (current !== undefined && body.handle === undefined && body.password === undefined) {
         await storage.transaction(async (trx) => {
-          if (!(await invitesRepository.use(trx, { id: invite.id, userId: current.id, now }))) throw notFound('invitation');
-          await people.addMember(trx, { userId: current.id, orgId: invite.org_id, role: 'member', now });
+          if (!(await acceptInvite(trx, invite, current.id, now))) throw notFound('invitation');
         });
         return { result: { handle: current.handle, org_id: invite.org_id }, session: undefined };
       }
@@ -130,8 +132,7 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
       const userId = await storage.transaction(async (trx) => {
         const id = await people.createUser(trx, { handle, passwordHash, now });
         if (id === undefined) throw validationFailed([{ path: '/handle', message: 'is taken: choose another' }]);
-        if (!(await invitesRepository.use(trx, { id: invite.id, userId: id, now }))) throw notFound('invitation');
-        await people.addMember(trx, { userId: id, orgId: invite.org_id, role: 'member', now });
+        if (!(await acceptInvite(trx, invite, id, now))) throw notFound('invitation');
         return id;
       });
       return { result: { handle, org_id: invite.org_id }, session: (await newSession(userId)).token };
