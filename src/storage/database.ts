@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, type KyselyPlugin, type SqlBool, type Transaction, sql } from 'kysely';
+import { type AliasableExpression, type Expression, type Kysely, type KyselyPlugin, type SqlBool, type Transaction, sql } from 'kysely';
 import type { Dialect, DialectName, SubstringIndex } from './dialect.js';
 import { runMigrations } from './migrator.js';
 import { openPostgres, postgresDialect } from './postgres.js';
@@ -67,6 +67,8 @@ export interface Storage {
    * SQLite's planner takes the key by itself (docs/performance.md).
    */
   idIn(column: Expression<number>, ids: readonly number[]): Expression<SqlBool>;
+  /** The aggregate of `value` over a group's rows, comma-separated in no set order (null for none): for values that hold no comma. */
+  commaList(value: Expression<string>): AliasableExpression<string | null>;
   /**
    * The query with the rows it reads locked against concurrent writers until the
    * transaction ends (PostgreSQL `for update`). On SQLite it is the query itself: a write
@@ -167,6 +169,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     idsContaining: (index, folded, limit) => dialect.idsContaining(db, index, folded, limit),
     foldedContains: (column, folded) => dialect.foldedContains(column, folded),
     idIn: (column, ids) => dialect.idIn(column, ids),
+    commaList: (value) => dialect.commaList(value),
     forUpdate: (query) => (dialect.locksRows ? query.forUpdate() : query),
     forUpdateSkipLocked: (query) => (dialect.locksRows ? query.forUpdate().skipLocked() : query),
     transactionIfFree: (lock, fn) => db.transaction().execute(async (trx) => ((await dialect.tryLock(trx, lock)) ? fn(trx) : undefined)),

@@ -1,4 +1,4 @@
-import type { ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely';
+import type { AliasableExpression, ColumnDefinitionBuilder, Expression, Kysely, SqlBool } from 'kysely';
 import type { Database } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -22,6 +22,8 @@ export interface Dialect {
   foldedContains(column: Expression<string>, folded: string): Expression<SqlBool>;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxParameters: number;
+  /** See Storage.commaList. */
+  commaList(value: Expression<string>): AliasableExpression<string | null>;
   /** See Storage.idIn. */
   idIn(column: Expression<number>, ids: readonly number[]): Expression<SqlBool>;
   /** Takes the lock named `key` for the rest of the transaction if no other transaction holds it (see Storage.transactionIfFree). */

@@ -9,6 +9,7 @@ import {
   UniqueViolationError,
 } from './storage.errors.js';
 import type { Database } from './tables.js';
+import { namingPool } from './postgres.named.js';
 import { TranslatingDriver } from './translating-driver.js';
 
 export interface PostgresOptions {
@@ -49,7 +50,7 @@ export function openPostgres(url: string, options: PostgresOptions): { db: Kysel
   pool.on('connect', (client) => {
     client.on('error', options.onPoolError);
   });
-  const db = new Kysely<Database>({ dialect: new TranslatingPostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new TranslatingPostgresDialect({ pool: namingPool(pool) }) });
   return { db, pool };
 }
 
@@ -111,6 +112,7 @@ export const postgresDialect: Dialect = {
   },
   foldedContains: (column, folded) => sql<SqlBool>`strpos(${column}, ${folded}) > 0`,
   // One array parameter: the same statement text for every number of ids, too.
+  commaList: (value) => sql<string | null>`string_agg(${value}, ',')`,
   idIn: (column, ids) => sql<SqlBool>`${column} in (select unnest(${[...ids]}::bigint[]) limit ${ids.length})`,
   maxParameters: 65_535,
   createSubstringIndex: createTrigramIndex,

@@ -67,12 +67,28 @@ export const preparedReuses = (): number => reuses;
 const SHAPES = 256;
 
 /**
+ * The SQL of the shapes built lately by prepared queries marked `named`: the statements
+ * PostgreSQL keeps prepared by name (postgres.named.ts). A shape's text stays the same for all its calls.
+ */
+const preparedTexts = new LRUCache<string, true>({ max: 2_048 });
+export const isPreparedSql = (text: string): boolean => preparedTexts.has(text);
+
+/**
  * `params`: the paths (`a.b`) of the arguments that reach the statement only as parameters;
  * an array there stands for one parameter per element. `build` must be a function of its
  * arguments alone. A Kysely with plugins (the tests' statement capture) builds every time,
  * so that its plugins see each query.
+ *
+ * `named`: PostgreSQL may plan the statement once per connection for all arguments (a generic
+ * plan). Only for statements whose generic plan was checked to stop at the page for any
+ * reader (bench/issue36.ts prints it): `GET /tasks`' generic plan walked the primary key
+ * instead of the owner's index, ten times the CPU of planning it anew.
  */
-export function prepared<A extends object, R>(params: readonly ParamPath<A>[], build: (db: Db, args: A) => Compilable<R>): PreparedQuery<A, R> {
+export function prepared<A extends object, R>(
+  params: readonly ParamPath<A>[],
+  build: (db: Db, args: A) => Compilable<R>,
+  options: { named?: boolean } = {},
+): PreparedQuery<A, R> {
   // Per database (a Kysely and its transactions share one adapter): each dialect compiles its own SQL.
   const byDatabase = new WeakMap<object, LRUCache<string, Shape | typeof UNPREPARABLE>>();
   const paramPaths = new Set<string>(params);
@@ -88,6 +104,7 @@ export function prepared<A extends object, R>(params: readonly ParamPath<A>[], b
     if (shape === UNPREPARABLE) return { query: build(db, args).compile(), reused: false };
     if (shape !== undefined) {
       reuses++;
+      if (options.named === true) preparedTexts.set(shape.sql, true);
       const parameters = shape.parameters.map((p) => (p.kind === 'fixed' ? p.value : p.kind === 'slot' ? values.get(p.path) : p.paths.map((path) => values.get(path))));
       return { query: { sql: shape.sql, query: shape.query, parameters, queryId: createQueryId() }, reused: true };
     }

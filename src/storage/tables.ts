@@ -154,6 +154,15 @@ export interface SessionCollaboratorsTable {
   user_id: number;
 }
 
+/** A person tied to a session (creator, collaborator, participant), kept by triggers (migration 0026). */
+export interface SessionAccessTable {
+  user_id: number;
+  session_id: number;
+  org_id: number;
+  starts_at: Instant;
+  is_public: Flag;
+}
+
 export interface SessionParticipantsTable {
   session_id: number;
   user_id: number;
@@ -264,6 +273,7 @@ export interface Database {
   sessions: SessionsTable;
   session_collaborators: SessionCollaboratorsTable;
   session_participants: SessionParticipantsTable;
+  session_access: SessionAccessTable;
   session_exceptions: SessionExceptionsTable;
   session_occurrences: SessionOccurrencesTable;
   session_overrides: SessionOverridesTable;

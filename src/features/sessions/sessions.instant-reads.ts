@@ -2,7 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Storage } from '../../storage/database.js';
 import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { involvedIds } from './sessions.listing-filters.js';
+import { tiedIds } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
 import { type DatedKey, dayWithin } from './sessions.occurrence-index.js';
 
@@ -47,10 +47,7 @@ export function createInstantReads(storage: Storage) {
   const mine = (user: AuthenticatedUser) => (eb: Occ) =>
     eb.and([
       eb('session_occurrences.org_id', 'in', user.orgIds),
-      eb.or([
-        eb('session_occurrences.session_id', 'in', db.selectFrom('sessions').select('sessions.id').where('sessions.created_by', '=', user.id).where('sessions.org_id', 'in', user.orgIds)),
-        eb('session_occurrences.session_id', 'in', involvedIds(db, user)),
-      ]),
+      eb('session_occurrences.session_id', 'in', tiedIds(db, user)),
     ]);
   const inOrder = <Q extends { orderBy: (c: 'session_occurrences.starts_at' | 'session_occurrences.session_id' | 'session_occurrences.occurrence_date') => Q }>(q: Q) =>
     q.orderBy('session_occurrences.starts_at').orderBy('session_occurrences.session_id').orderBy('session_occurrences.occurrence_date');
@@ -96,7 +93,7 @@ export function createInstantReads(storage: Storage) {
         .select([...RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const), 'sessions.indexed_through'])
         .where('sessions.org_id', 'in', q.user.orgIds)
         .where((eb) => eb.or([eb('sessions.indexed_through', 'is', null), eb('sessions.indexed_through', '<', q.through)]))
-        .where((eb) => eb.or([eb('sessions.created_by', '=', q.user.id), eb('sessions.id', 'in', involvedIds(db, q.user))]))
+        .where((eb) => eb('sessions.id', 'in', tiedIds(db, q.user)))
         .orderBy('sessions.id')
         .execute();
     },

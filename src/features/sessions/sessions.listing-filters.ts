@@ -41,39 +41,34 @@ export const READER_PARAMS = ['user.id', 'user.orgIds'] as const;
 export const FILTER_PARAMS = ['filters.orgIds', 'filters.type', 'filters.named', 'filters.folded'] as const;
 
 /**
- * The visible part of a listing comes from three streams, each read in listing order from
- * an index of its own: an org's public sessions, the reader's own, and the ones the reader
- * collaborates on or joined. A session another member keeps private is in none of them,
- * so it costs the reader nothing. Which streams a listing needs follows from its filters.
+ * The visible part of a listing comes from two kinds of stream, each read in listing order
+ * from an index of its own: an org's public sessions, and the reader's personal ones (created,
+ * collaborated on, joined: session_access). A session another member keeps private is in
+ * neither, so it costs the reader nothing. Which streams a listing needs follows from its filters.
  */
 export interface Streams {
   /** An org's public sessions (one stream per org). */
   public: boolean;
-  /** The reader's own sessions, and those the reader is involved in. */
-  own: boolean;
-  involved: boolean;
+  /** The sessions the reader is tied to. */
+  personal: boolean;
   /**
-   * The `is_public` the own and involved streams need read, if only one: the channel asked
-   * for, or 0 when the public streams are read too (they hold the reader's public sessions).
+   * The `is_public` the personal stream needs read, if only one: the channel asked for, or
+   * 0 when the public streams are read too (they hold the reader's public sessions).
    */
-  ownPublic: 0 | 1 | undefined;
+  personalPublic: 0 | 1 | undefined;
 }
 
 export function streamsFor(f: Pick<SessionFilters, 'channel' | 'source'>): Streams {
   const publicStream = f.source !== 'user' && f.channel !== 'private';
   // With the public stream read, the reader's public sessions are in it already.
   const personal = !(publicStream && f.channel === 'public');
-  const ownPublic = f.channel === 'public' ? 1 : f.channel === 'private' || publicStream ? 0 : undefined;
-  return { public: publicStream, own: personal, involved: personal, ownPublic };
+  const personalPublic = f.channel === 'public' ? 1 : f.channel === 'private' || publicStream ? 0 : undefined;
+  return { public: publicStream, personal, personalPublic };
 }
 
-/** Sessions the user collaborates on or has joined (any occurrence of), as a subquery of ids. */
-export function involvedIds(db: Db, user: Pick<Reader, 'id'>) {
-  return db
-    .selectFrom('session_collaborators')
-    .select('session_collaborators.session_id')
-    .where('session_collaborators.user_id', '=', user.id)
-    .union(db.selectFrom('session_participants').select('session_participants.session_id').where('session_participants.user_id', '=', user.id));
+/** The sessions the user is tied to (created, collaborates on, joined any occurrence of), as a subquery of ids. */
+export function tiedIds(db: Db, user: Pick<Reader, 'id'>) {
+  return db.selectFrom('session_access').select('session_access.session_id').where('session_access.user_id', '=', user.id);
 }
 
 export type Condition = Expression<SqlBool>;
@@ -81,13 +76,14 @@ export type Condition = Expression<SqlBool>;
 /**
  * The streams of a page as one statement: each part keeps its own order and limit, so each
  * is still read from its own index and stops at the page, and the union merges them in
- * listing order (`order`, result columns), drops a row two streams share and stops at
- * `limit`: a page hands over the rows it shows, not every stream's. One round trip and
- * one pool turn per page on PostgreSQL instead of one per stream (two per org, plus one).
+ * listing order (`order`, result columns) and stops at `limit`: a page hands over the rows
+ * it shows, not every stream's. The streams never share a row (streamsFor: the personal one
+ * leaves out public sessions whenever the public ones are read), so the union keeps all
+ * (PostgreSQL merges the ordered parts lazily instead of hashing them).
  */
 export function streamsAsOne<O>(db: Db, parts: readonly SelectQueryBuilder<Database, keyof Database, O>[], order: readonly (keyof O & string)[], limit: number) {
   const [first, ...rest] = parts.map((part) => db.selectFrom(part.as('stream')).selectAll());
   if (first === undefined) return undefined;
-  const merged = rest.reduce((all, part) => all.union(part), first);
+  const merged = rest.reduce((all, part) => all.unionAll(part), first);
   return order.reduce((q, column) => q.orderBy(sql.ref(column)), merged).limit(limit);
 }

@@ -4,7 +4,7 @@ import { prepared } from '../../storage/prepared.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { FILTER_PARAMS, READER_PARAMS, type Reader, type SessionFilters, type StatementFilters, involvedIds, readerOf, statementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type SessionFilters, type StatementFilters, readerOf, statementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 
 /** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
 export interface DatedKey {
@@ -126,28 +126,19 @@ function indexStatements(storage: Storage) {
         // A literal, so that the partial index of public occurrences matches the query.
         for (const orgId of orgs) reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
       }
-      const visibility = (eb: Occ) => (streams.ownPublic === undefined ? [] : [eb('session_occurrences.is_public', '=', streams.ownPublic)]);
-      // The reader's own and involved sessions are few next to an org's: their occurrences
-      // are read by session through the primary key.
-      if (streams.own) {
-        // A session's starts_at is its first occurrence's: one that starts after the range
-        // has nothing in it, and its occurrences are not probed.
-        let own = db
-          .selectFrom('sessions')
-          .select('sessions.id')
-          .where('sessions.created_by', '=', user.id)
-          .where('sessions.org_id', 'in', orgs)
-          .where('sessions.starts_at', '<', q.highest);
-        // Only the sessions whose occurrences this stream may list are probed.
-        if (streams.ownPublic !== undefined) own = own.where('sessions.is_public', '=', streams.ownPublic);
-        reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', own), ...visibility(eb)]), q));
+      if (streams.personal) {
+        // The reader's sessions are few next to an org's: their occurrences are read by session,
+        // through the primary key. A session's starts_at is its first occurrence's: one that
+        // starts after the range has nothing in it, and its occurrences are not probed.
+        let personal = db.selectFrom('session_access as sa').select('sa.session_id').where('sa.user_id', '=', user.id).where('sa.org_id', 'in', orgs).where('sa.starts_at', '<', q.highest);
+        if (streams.personalPublic !== undefined) personal = personal.where('sa.is_public', '=', streams.personalPublic);
+        const flag = streams.personalPublic;
+        reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
       }
-      if (streams.involved) {
-        reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', involvedIds(db, user)), eb('session_occurrences.org_id', 'in', orgs), ...visibility(eb)]), q));
-      }
-      // streamsFor always picks a stream: the own ones whenever the public ones are not read.
+      // streamsFor always picks a stream: the personal one whenever the public ones are not read.
       return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
     },
+    { named: true },
   );
 
   /** The statement of nextDates: `sessionIds` distinct and at least one. */
@@ -166,7 +157,7 @@ function indexStatements(storage: Storage) {
       .selectFrom('sessions')
       .select((eb) => ['sessions.id', nth(eb, 0).as('first'), nth(eb, 1).as('second'), nth(eb, 2).as('third')])
       .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
-  });
+  }, { named: true });
 
   return { pageQuery, nextDatesQuery };
 }

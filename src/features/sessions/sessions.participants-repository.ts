@@ -26,6 +26,7 @@ const countsQuery = prepared(['sessionIds', 'dates'], (db, q: { sessionIds: read
     .where('sp.occurrence_date', 'in', q.dates)
     .whereRef('sp.user_id', '<>', 'sessions.created_by')
     .groupBy(['sp.session_id', 'sp.occurrence_date']),
+  { named: true },
 );
 
 /** Who joined and completed which occurrence. Participation rows of a one-off session use the ONE_OFF date. */

@@ -1,7 +1,7 @@
 import type { Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { involvedIds } from './sessions.listing-filters.js';
+import { tiedIds } from './sessions.listing-filters.js';
 import type { SessionsRepository } from './sessions.repository.js';
 import { occurrenceOf, occurrenceView } from './sessions.occurrences.js';
 import { overriddenRow, overrideRows } from './sessions.overrides.js';
@@ -26,7 +26,7 @@ export function createPersonalReads(storage: Storage, sessions: SessionsReposito
     return storage.db
       .selectFrom('sessions')
       .where(visibleTo(user))
-      .where((eb) => eb.or([eb('sessions.created_by', '=', user.id), eb('sessions.id', 'in', involvedIds(storage.db, user))]))
+      .where((eb) => eb('sessions.id', 'in', tiedIds(storage.db, user)))
       .orderBy('sessions.updated_at', 'desc')
       .orderBy('sessions.id', 'desc')
       .limit(limit);

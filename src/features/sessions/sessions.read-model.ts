@@ -10,7 +10,7 @@ import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
 import { type Overrides, overriddenRow } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
-import type { SessionWithCreator } from './sessions.repository.js';
+import { type SessionWithCreator, collaboratorsOf } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
 import { type Series, loadSeries, rruleOf } from './sessions.series.js';
 
@@ -51,7 +51,7 @@ export interface LoadQuery {
 /**
  * Loads what `items` show: the rows, collaborators, the occurrence each item counts
  * participants of (for a series shown as a whole: its next one), those counts, and
- * optionally the caller's participation. Five queries whatever the page, plus one in the
+ * optionally the caller's participation. Four queries whatever the page, plus one in the
  * rare case a series is not in the occurrence index far enough.
  */
 export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Promise<ReadSet> {
@@ -59,11 +59,9 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters } }) });
   const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
   const now = q.now ?? new Date();
-  const [collaborators, next] = await Promise.all([
-    ctx.sessions.collaboratorHandles(db, ids),
-    // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
-    ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) }),
-  ]);
+  const collaborators = new Map([...rows.values()].map((r) => [r.id, collaboratorsOf(r)]));
+  // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
+  const next = await ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) });
   // A whole series counts its next occurrence (the index's first date from the series' today).
   const indexedNext = new Map<number, string | undefined>();
   for (const id of wholeSeries) {

@@ -11,6 +11,12 @@ import { visibleTo } from './sessions.visibility.js';
 
 export type { PageKey, SessionWithCreator };
 
+/** A session row as byIds reads it: with its collaborators' handles, comma-separated in no set order (collaboratorsOf reads them). */
+export type ListedRow = SessionWithCreator & { collaborator_list: string | null };
+
+/** A listed row's collaborators' handles, in code-point order. */
+export const collaboratorsOf = (row: ListedRow): string[] => (row.collaborator_list === null ? [] : row.collaborator_list.split(',').sort());
+
 /** A session not (entirely) in the occurrence index, with what expanding it needs. */
 export type UnindexedSession = RecurrenceRow & { indexed_through: string | null; indexed_from: string | null };
 
@@ -51,7 +57,7 @@ function sessionReads(storage: Storage) {
      * visible and matching its filters: a session may change between finding a page and
      * reading it, and one made private meanwhile is never shown.
      */
-    async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, SessionWithCreator>> {
+    async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, ListedRow>> {
       if (q.ids.length === 0) return new Map();
       const { listing } = q;
       const rows = await byIdsQuery.execute(db, { ids: [...new Set(q.ids)], ...(listing === undefined ? {} : { listing: { user: readerOf(listing.user), filters: statementFilters(listing.filters) } }) });

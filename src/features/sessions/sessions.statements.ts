@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type 
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, SessionRow } from '../../storage/tables.js';
-import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, involvedIds, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
 import { tiedToInSql, visibleTo } from './sessions.visibility.js';
 
@@ -45,22 +45,23 @@ export interface ByIdsQuery {
   listing?: { user: Reader; filters: StatementFilters };
 }
 
+/** The filters every listing applies to a session row, visibility aside. */
+function filtersOfWith(storage: Storage, user: Reader, f: StatementFilters) {
+  return (eb: Sessions): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
+    if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
+    if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
+    if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
+    if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
+    if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
+    else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('sessions.search_name'), f.folded));
+    return eb.and(terms);
+  };
+}
+
 /** The prepared statements of the sessions repository's listing reads (storage/prepared.ts). Built once per storage. */
 export function sessionStatements(storage: Storage) {
-  /** The filters every listing applies to a session row, visibility aside. */
-  function filtersOf(user: Reader, f: StatementFilters) {
-    return (eb: Sessions): Expression<SqlBool> => {
-      const terms: Expression<SqlBool>[] = [];
-      if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
-      if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
-      if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
-      if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
-      if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
-      else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('sessions.search_name'), f.folded));
-      return eb.and(terms);
-    };
-  }
-
+  const filtersOf = (user: Reader, f: StatementFilters) => filtersOfWith(storage, user, f);
   /** Visible to the user and matching the filters: what a listing may show. */
   function listable(user: Reader, f: StatementFilters) {
     const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
@@ -68,32 +69,37 @@ export function sessionStatements(storage: Storage) {
     return (eb: Sessions) => eb.and([visible(eb), filters(eb)]);
   }
 
-  function keyStream(db: Db, where: (eb: Sessions) => Expression<SqlBool>, q: KeysQuery) {
-    let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where(where).where(filtersOf(q.user, q.filters));
+  function publicStream(db: Db, orgId: number, q: KeysQuery) {
+    let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
   }
 
+  /** The reader's personal sessions, in listing order from session_access's index; their rows only for the filters. */
+  function personalStream(db: Db, q: KeysQuery, isPublic: 0 | 1 | undefined) {
+    let query = db
+      .selectFrom('session_access as sa')
+      .innerJoin('sessions', 'sessions.id', 'sa.session_id')
+      .select(['sessions.id', 'sessions.starts_at'])
+      .where('sa.user_id', '=', q.user.id)
+      .where('sa.org_id', 'in', [...q.filters.orgIds])
+      .where(filtersOf(q.user, q.filters));
+    if (isPublic !== undefined) query = query.where('sa.is_public', '=', isPublic);
+    const { after } = q;
+    if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sa.starts_at', 'sa.session_id'), '>', eb.tuple(after.startsAt, after.id)));
+    return query.orderBy('sa.starts_at').orderBy('sa.session_id').limit(q.limit);
+  }
+
   /** The statement of an undated page's keys: see keys(). */
   const keysQuery = prepared([...READER_PARAMS, ...FILTER_PARAMS, 'after.startsAt', 'after.id', 'limit'], (db, q: KeysQuery) => {
-    const { user, filters: f } = q;
-    const streams = streamsFor(f);
-    const orgs = [...f.orgIds];
+    const streams = streamsFor(q.filters);
     const reads = [];
-    if (streams.public) {
-      for (const orgId of orgs) reads.push(keyStream(db, (eb) => eb.and([eb('sessions.org_id', '=', orgId), eb('sessions.is_public', '=', 1)]), q));
-    }
-    if (streams.own) {
-      // One stream per org too: within one (creator, org) the index is in listing order.
-      for (const orgId of orgs) reads.push(keyStream(db, (eb) => eb.and([eb('sessions.created_by', '=', user.id), eb('sessions.org_id', '=', orgId)]), q));
-    }
-    if (streams.involved) {
-      reads.push(keyStream(db, (eb) => eb.and([eb('sessions.id', 'in', involvedIds(db, user)), eb('sessions.org_id', 'in', orgs)]), q));
-    }
-    // streamsFor always picks a stream: the own ones whenever the public ones are not read.
+    if (streams.public) for (const orgId of q.filters.orgIds) reads.push(publicStream(db, orgId, q));
+    if (streams.personal) reads.push(personalStream(db, q, streams.personalPublic));
+    // streamsFor always picks a stream: the personal one whenever the public ones are not read.
     return streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<{ id: number; starts_at: string }>>>;
-  });
+  }, { named: true });
 
   /** The statement of unindexedInRange. */
   const unindexedQuery = prepared([...READER_PARAMS, ...FILTER_PARAMS, 'from', 'to'], (db, q: UnindexedQuery) => {
@@ -119,13 +125,22 @@ export function sessionStatements(storage: Storage) {
         ]),
       )
       .orderBy('sessions.id');
-  });
+  }, { named: true });
 
   /** The statement of byIds: `ids` distinct and at least one. */
   const byIdsQuery = prepared(['ids', ...READER_PARAMS.map((p) => `listing.${p}` as const), ...FILTER_PARAMS.map((p) => `listing.${p}` as const)], (db, q: ByIdsQuery) => {
-    const query = baseQuery(db).where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids));
+    const query = baseQuery(db)
+      // The collaborators' handles in the same statement: one list per row, each handle looked up by key.
+      .select((eb) =>
+        eb
+          .selectFrom('session_collaborators as sc')
+          .select((e) => storage.commaList(e.selectFrom('users').select('users.handle').whereRef('users.id', '=', 'sc.user_id').$asScalar().$notNull()).as('list'))
+          .whereRef('sc.session_id', '=', 'sessions.id')
+          .as('collaborator_list'),
+      )
+      .where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids));
     return q.listing === undefined ? query : query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
-  });
+  }, { named: true });
 
   /** The statement of collaboratorHandles: `ids` distinct and at least one. */
   const collaboratorsQuery = prepared(['ids'], (db, q: { ids: readonly number[] }) =>

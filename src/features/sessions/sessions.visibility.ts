@@ -11,10 +11,8 @@ interface VisibilityTerms<T> {
   /** The session belongs to one of the user's orgs. */
   member: T;
   public: T;
-  /** The personal ties: the user created the session, collaborates on it, joined (any occurrence of) it. */
-  creator: T;
-  collaborator: T;
-  participant: T;
+  /** The user created the session, collaborates on it or joined (any occurrence of) it. */
+  tied: T;
 }
 
 interface Logic<T> {
@@ -22,31 +20,24 @@ interface Logic<T> {
   or(terms: T[]): T;
 }
 
-/** The user created, collaborates on or joined the session (the `source=user` filter). */
-const tiedTo = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.or([t.creator, t.collaborator, t.participant]);
-
 /**
  * The visibility rule, stated once: a session is visible to a member of its org when it is
  * public or the user is tied to it. Everything else is 404. Every form of the rule (SQL,
  * in memory) is this function over another representation of its terms.
  */
-const visibilityRule = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.and([t.member, l.or([t.public, tiedTo(t, l)])]);
+const visibilityRule = <T>(t: VisibilityTerms<T>, l: Logic<T>): T => l.and([t.member, l.or([t.public, t.tied])]);
 
 type Sessions = ExpressionBuilder<Database, 'sessions'>;
 
 const sqlLogic = (eb: Sessions): Logic<Expression<SqlBool>> => ({ and: (terms) => eb.and(terms), or: (terms) => eb.or(terms) });
 
-/** The terms as conditions on the `sessions` row in scope. */
+/** The terms as conditions on the `sessions` row in scope: the ties are session_access's rows (kept by triggers, migration 0026). */
 function sqlTerms(eb: Sessions, user: Pick<AuthenticatedUser, 'id' | 'orgIds'>): VisibilityTerms<Expression<SqlBool>> {
   return {
     member: user.orgIds.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.org_id', 'in', user.orgIds),
     public: eb('sessions.is_public', '=', 1),
-    creator: eb('sessions.created_by', '=', user.id),
-    collaborator: eb.exists(
-      eb.selectFrom('session_collaborators as sc').select(sql`1`.as('one')).whereRef('sc.session_id', '=', 'sessions.id').where('sc.user_id', '=', user.id),
-    ),
-    participant: eb.exists(
-      eb.selectFrom('session_participants as sp').select(sql`1`.as('one')).whereRef('sp.session_id', '=', 'sessions.id').where('sp.user_id', '=', user.id),
+    tied: eb.exists(
+      eb.selectFrom('session_access as sa').select(sql`1`.as('one')).where('sa.user_id', '=', user.id).whereRef('sa.session_id', '=', 'sessions.id'),
     ),
   };
 }
@@ -58,7 +49,7 @@ export function visibleTo(user: Pick<AuthenticatedUser, 'id' | 'orgIds'>) {
 
 /** The user created, collaborates on or joined the session, as a condition on the row in scope. */
 export function tiedToInSql(user: Pick<AuthenticatedUser, 'id' | 'orgIds'>) {
-  return (eb: Sessions): Expression<SqlBool> => tiedTo(sqlTerms(eb, user), sqlLogic(eb));
+  return (eb: Sessions): Expression<SqlBool> => sqlTerms(eb, user).tied;
 }
 
 /** What canSee needs to know of a session already loaded. */
@@ -78,9 +69,7 @@ export function canSee(user: Pick<AuthenticatedUser, 'id' | 'handle' | 'orgIds'>
   const terms: VisibilityTerms<boolean> = {
     member: user.orgIds.includes(s.org_id),
     public: s.is_public === 1,
-    creator: s.created_by === user.id,
-    collaborator: s.collaboratorHandles.includes(user.handle),
-    participant: s.joined,
+    tied: s.created_by === user.id || s.collaboratorHandles.includes(user.handle) || s.joined,
   };
   return visibilityRule(terms, memoryLogic);
 }

@@ -1,0 +1,105 @@
+import { type Kysely, sql } from 'kysely';
+import type { Dialect } from '../dialect.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+
+/**
+ * session_access: one row per person tied to a session (its creator, a collaborator, a
+ * participant in any occurrence), with the session's org, public flag and start copied, so
+ * that a listing reads a reader's personal sessions in page order from one index instead of
+ * gathering the collaborator and participant rows of every such session (issue 36). The
+ * database keeps it, by triggers: every write to the three sources (a join, a leave, a
+ * split handing participation over, a cascade) updates it in its own transaction.
+ */
+export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
+  const id = dialect.idType;
+  await db.schema
+    .createTable('session_access')
+    .addColumn('user_id', id, (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('session_id', id, (c) => c.notNull().references('sessions.id').onDelete('cascade'))
+    .addColumn('org_id', id, (c) => c.notNull())
+    .addColumn('starts_at', 'text', (c) => c.notNull())
+    .addColumn('is_public', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('session_access_pk', ['user_id', 'session_id'])
+    .execute();
+  // A reader's personal sessions in listing order; org and flag ride along for the filter.
+  await db.schema.createIndex('session_access_listing_idx').on('session_access').columns(['user_id', 'starts_at', 'session_id', 'org_id', 'is_public']).execute();
+  await db.schema.createIndex('session_access_session_idx').on('session_access').columns(['session_id']).execute();
+  await sql`
+    insert into session_access (user_id, session_id, org_id, starts_at, is_public)
+    select ties.user_id, s.id, s.org_id, s.starts_at, s.is_public
+    from (select created_by as user_id, id as session_id from sessions
+          union select user_id, session_id from session_collaborators
+          union select user_id, session_id from session_participants) ties
+    join sessions s on s.id = ties.session_id`.execute(db);
+  if (dialect.name === 'postgres') await postgresTriggers(db);
+  else await sqliteTriggers(db);
+}
+
+const COPIED = 'org_id, starts_at, is_public';
+/** The columns a session row's change copies into its access rows, changed in `a` vs `b`. */
+const copiedChanged = (a: string, b: string) =>
+  COPIED.split(', ').map((c) => `${a}.${c} is distinct from ${b}.${c}`).join(' or ');
+
+/** Adds `user`'s tie to `session` (from the sessions row), if none yet. */
+const addTie = (user: string, session: string) => `
+  insert into session_access (user_id, session_id, ${COPIED})
+  select ${user}, s.id, s.org_id, s.starts_at, s.is_public from sessions s where s.id = ${session}
+  on conflict do nothing;`;
+
+/** Drops `user`'s tie to `session` unless another source still ties them. */
+const dropTie = (user: string, session: string) => `
+  delete from session_access where user_id = ${user} and session_id = ${session}
+    and not exists (select 1 from sessions s where s.id = ${session} and s.created_by = ${user})
+    and not exists (select 1 from session_collaborators c where c.session_id = ${session} and c.user_id = ${user})
+    and not exists (select 1 from session_participants p where p.session_id = ${session} and p.user_id = ${user});`;
+
+const copyFromSession = `update session_access set org_id = new.org_id, starts_at = new.starts_at, is_public = new.is_public where session_id = new.id;`;
+
+async function postgresTriggers(db: AnyDb): Promise<void> {
+  await sql.raw(`
+    create function focus_session_access_tie() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('DELETE', 'UPDATE') then ${dropTie('old.user_id', 'old.session_id')} end if;
+      if tg_op in ('INSERT', 'UPDATE') then ${addTie('new.user_id', 'new.session_id')} end if;
+      return null;
+    end $$`).execute(db);
+  await sql.raw(`
+    create function focus_session_access_session() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then ${addTie('new.created_by', 'new.id')}
+      else
+        ${copyFromSession}
+        if new.created_by is distinct from old.created_by then
+          ${addTie('new.created_by', 'new.id')}
+          ${dropTie('old.created_by', 'old.id')}
+        end if;
+      end if;
+      return null;
+    end $$`).execute(db);
+  for (const table of ['session_collaborators', 'session_participants']) {
+    await sql.raw(`create trigger ${table}_access after insert or delete or update of session_id, user_id on ${table} for each row execute function focus_session_access_tie()`).execute(db);
+  }
+  await sql.raw(`create trigger sessions_access_insert after insert on sessions for each row execute function focus_session_access_session()`).execute(db);
+  await sql.raw(`
+    create trigger sessions_access_update after update of org_id, starts_at, is_public, created_by on sessions for each row
+    when (${copiedChanged('old', 'new')} or old.created_by is distinct from new.created_by) execute function focus_session_access_session()`).execute(db);
+}
+
+async function sqliteTriggers(db: AnyDb): Promise<void> {
+  for (const table of ['session_collaborators', 'session_participants']) {
+    await sql.raw(`create trigger ${table}_access_insert after insert on ${table} begin ${addTie('new.user_id', 'new.session_id')} end`).execute(db);
+    await sql.raw(`create trigger ${table}_access_delete after delete on ${table} begin ${dropTie('old.user_id', 'old.session_id')} end`).execute(db);
+    await sql.raw(`
+      create trigger ${table}_access_update after update of session_id, user_id on ${table}
+      begin ${dropTie('old.user_id', 'old.session_id')} ${addTie('new.user_id', 'new.session_id')} end`).execute(db);
+  }
+  await sql.raw(`create trigger sessions_access_insert after insert on sessions begin ${addTie('new.created_by', 'new.id')} end`).execute(db);
+  await sql.raw(`
+    create trigger sessions_access_update after update of org_id, starts_at, is_public on sessions
+    when ${copiedChanged('old', 'new').replaceAll('is distinct from', 'is not')} begin ${copyFromSession} end`).execute(db);
+  await sql.raw(`
+    create trigger sessions_access_creator after update of created_by on sessions when old.created_by is not new.created_by
+    begin ${addTie('new.created_by', 'new.id')} ${dropTie('old.created_by', 'old.id')} end`).execute(db);
+}
