@@ -170,9 +170,35 @@ export async function explainAnalyze(storage: Storage, call: (on: Storage) => Pr
     if (!/^\s*select/i.test(compiled.sql)) continue;
     const result = await storage.db.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain (analyze, buffers) ${compiled.sql}`, [...compiled.parameters]));
     const plan = result.rows.map((r) => r['QUERY PLAN'] as string);
-    out.push({ sql: compiled.sql, parameters: [...compiled.parameters], plan, ...planSummary(plan) });
+    const generic = await genericPlan(storage, compiled);
+    out.push({ sql: compiled.sql, parameters: [...compiled.parameters], plan, ...planSummary(plan), generic: { plan: generic, ...planSummary(generic) } });
   }
   return out;
+}
+
+/** A value as an SQL literal, for EXECUTE's arguments (a list: an array literal). */
+const literal = (v: unknown): string =>
+  Array.isArray(v) ? `'{${v.map((e) => (typeof e === 'number' ? String(e) : `"${String(e)}"`)).join(',')}}'` : typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`;
+
+/**
+ * The statement's generic plan, the one PostgreSQL keeps for a named statement once it is
+ * no dearer than planning anew (storage/postgres.named.ts): prepared and explained on one
+ * connection with plan_cache_mode = force_generic_plan.
+ */
+async function genericPlan(storage: Storage, compiled: CompiledQuery): Promise<string[]> {
+  return storage.db.connection().execute(async (c) => {
+    await c.executeQuery(CompiledQuery.raw('set plan_cache_mode = force_generic_plan'));
+    try {
+      await c.executeQuery(CompiledQuery.raw(`prepare bench36_generic as ${compiled.sql}`));
+      const result = await c.executeQuery<Record<string, string>>(CompiledQuery.raw(`explain (analyze, buffers) execute bench36_generic(${compiled.parameters.map(literal).join(', ')})`));
+      return result.rows.map((r) => r['QUERY PLAN'] as string);
+    } catch (error) {
+      return [`(no generic plan: ${String(error)})`];
+    } finally {
+      await c.executeQuery(CompiledQuery.raw('deallocate all'));
+      await c.executeQuery(CompiledQuery.raw('reset plan_cache_mode'));
+    }
+  });
 }
 
 export interface Explained {
@@ -183,6 +209,8 @@ export interface Explained {
   executionMs: number;
   /** Shared buffers hit + read by the statement's top node. */
   buffers: number;
+  /** The same under the generic plan a named statement may keep. */
+  generic?: Pick<Explained, 'plan' | 'planningMs' | 'executionMs' | 'buffers'>;
 }
 
 function planSummary(plan: string[]): Pick<Explained, 'planningMs' | 'executionMs' | 'buffers'> {
