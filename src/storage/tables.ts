@@ -125,6 +125,8 @@ export interface SessionsTable {
   sequence: Generated<number>;
   /** The series a "this and following" edit split this one from (contract section 10); null otherwise. */
   split_from: Generated<number | null>;
+  /** Drawn anew by the database on every change to the row or its collaborators (migration 0027). */
+  row_version: Generated<number>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Audience } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
@@ -5,13 +6,16 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
-import { type PageKey, type SessionWithCreator, baseQuery, sessionStatements } from './sessions.statements.js';
+import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, sessionStatements } from './sessions.statements.js';
 import { sessionWrites } from './sessions.writes.js';
 import { visibleTo } from './sessions.visibility.js';
 
 export type { PageKey, SessionWithCreator };
 
-/** A session row as byIds reads it: with its collaborators' handles, comma-separated in no set order (collaboratorsOf reads them). */
+/** Rows byIds keeps for later pages (shared by every reader, never changed): about 2 KB each. */
+const KEPT_ROWS = 5_000;
+
+/** A session row as byIds reads it: with its collaborators' handles, comma-separated in no set order (collaboratorsOf reads them). Shared: read-only. */
 export type ListedRow = SessionWithCreator & { collaborator_list: string | null };
 
 /** A listed row's collaborators' handles, in code-point order. */
@@ -29,7 +33,30 @@ export function createSessionsRepository(storage: Storage) {
 
 /** Reads of session rows: listing keys, rows by id (visible, locked), collaborators. */
 function sessionReads(storage: Storage) {
-  const { keysQuery, unindexedQuery, byIdsQuery, collaboratorsQuery } = sessionStatements(storage);
+  const { keysQuery, unindexedQuery, byIdsQuery, versionsQuery, collaboratorsQuery } = sessionStatements(storage);
+  const kept = new LRUCache<number, ListedRow>({ max: KEPT_ROWS });
+
+  /**
+   * The visible rows among `ids`, from the rows kept by an earlier read where their
+   * row_version (drawn anew by the database on every change to a row or its collaborators,
+   * migration 0027) still matches: a page reads two columns of a row it has read before
+   * instead of all of them (issue 36). The rows changed since are read whole, and kept.
+   */
+  async function keptRows(db: Db, ids: number[], listing: Required<ByIdsQuery>['listing']): Promise<Map<number, ListedRow>> {
+    const versions = await versionsQuery.execute(db, { ids, listing });
+    const changed = versions.filter((v) => kept.get(v.id)?.row_version !== v.row_version).map((v) => v.id);
+    const read = changed.length === 0 ? [] : await byIdsQuery.execute(db, { ids: changed, listing });
+    for (const r of read) kept.set(r.id, r);
+    const readIds = new Set(read.map((r) => r.id));
+    const out = new Map<number, ListedRow>();
+    for (const v of versions) {
+      const row = kept.get(v.id);
+      // A row that changed between the two reads is shown as read last; one gone from sight meanwhile is not shown.
+      if (row !== undefined && (readIds.has(v.id) || row.row_version === v.row_version)) out.set(v.id, row);
+    }
+    return out;
+  }
+
   return {
     /**
      * The keys of one undated page after the cursor: the first `limit` of each visibility
@@ -59,9 +86,11 @@ function sessionReads(storage: Storage) {
      */
     async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, ListedRow>> {
       if (q.ids.length === 0) return new Map();
-      const { listing } = q;
-      const rows = await byIdsQuery.execute(db, { ids: [...new Set(q.ids)], ...(listing === undefined ? {} : { listing: { user: readerOf(listing.user), filters: statementFilters(listing.filters) } }) });
-      return new Map(rows.map((r) => [r.id, r]));
+      const ids = [...new Set(q.ids)];
+      const listing = q.listing === undefined ? undefined : { user: readerOf(q.listing.user), filters: statementFilters(q.listing.filters) };
+      // Kept rows only outside a transaction: a row read inside one may never be committed.
+      if (listing === undefined || db.isTransaction) return new Map((await byIdsQuery.execute(db, { ids, ...(listing === undefined ? {} : { listing }) })).map((r) => [r.id, r]));
+      return keptRows(db, ids, listing);
     },
 
     async findVisible(db: Db, q: { user: AuthenticatedUser; id: number }): Promise<SessionWithCreator | undefined> {

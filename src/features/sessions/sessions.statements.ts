@@ -59,15 +59,22 @@ function filtersOfWith(storage: Storage, user: Reader, f: StatementFilters) {
   };
 }
 
+/** Visible to the user and matching the filters: what a listing may show. */
+function listableWith(storage: Storage, user: Reader, f: StatementFilters) {
+  const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
+  const filters = filtersOfWith(storage, user, f);
+  return (eb: Sessions) => eb.and([visible(eb), filters(eb)]);
+}
+
 /** The prepared statements of the sessions repository's listing reads (storage/prepared.ts). Built once per storage. */
 export function sessionStatements(storage: Storage) {
+  return { ...keyStatements(storage), ...rowStatements(storage) };
+}
+
+/** A page's keys, and the sessions a dated page must expand. */
+function keyStatements(storage: Storage) {
   const filtersOf = (user: Reader, f: StatementFilters) => filtersOfWith(storage, user, f);
-  /** Visible to the user and matching the filters: what a listing may show. */
-  function listable(user: Reader, f: StatementFilters) {
-    const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
-    const filters = filtersOf(user, f);
-    return (eb: Sessions) => eb.and([visible(eb), filters(eb)]);
-  }
+  const listable = (user: Reader, f: StatementFilters) => listableWith(storage, user, f);
 
   function publicStream(db: Db, orgId: number, q: KeysQuery) {
     let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(q.user, q.filters));
@@ -127,6 +134,13 @@ export function sessionStatements(storage: Storage) {
       .orderBy('sessions.id');
   }, { named: true });
 
+  return { keysQuery, unindexedQuery };
+}
+
+/** Rows by id: whole, their versions only, their collaborators. */
+function rowStatements(storage: Storage) {
+  const listable = (user: Reader, f: StatementFilters) => listableWith(storage, user, f);
+
   /** The statement of byIds: `ids` distinct and at least one. */
   const byIdsQuery = prepared(['ids', ...READER_PARAMS.map((p) => `listing.${p}` as const), ...FILTER_PARAMS.map((p) => `listing.${p}` as const)], (db, q: ByIdsQuery) => {
     const query = baseQuery(db)
@@ -142,6 +156,18 @@ export function sessionStatements(storage: Storage) {
     return q.listing === undefined ? query : query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
   }, { named: true });
 
+  /** The statement of a listing's row versions (byIds' kept rows): `ids` distinct and at least one. */
+  const versionsQuery = prepared(
+    ['ids', ...READER_PARAMS.map((p) => `listing.${p}` as const), ...FILTER_PARAMS.map((p) => `listing.${p}` as const)],
+    (db, q: Required<ByIdsQuery>) =>
+      db
+        .selectFrom('sessions')
+        .select(['sessions.id', 'sessions.row_version'])
+        .where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids))
+        .where(listable(q.listing.user, { ...q.listing.filters, completed: undefined })),
+    { named: true },
+  );
+
   /** The statement of collaboratorHandles: `ids` distinct and at least one. */
   const collaboratorsQuery = prepared(['ids'], (db, q: { ids: readonly number[] }) =>
     db
@@ -152,5 +178,5 @@ export function sessionStatements(storage: Storage) {
       .orderBy('handle'),
   );
 
-  return { keysQuery, unindexedQuery, byIdsQuery, collaboratorsQuery };
+  return { byIdsQuery, versionsQuery, collaboratorsQuery };
 }
