@@ -85,17 +85,16 @@ function keyStatements(storage: Storage) {
 
   /** The reader's personal sessions, in listing order from session_access's index; their rows only for the filters. */
   function personalStream(db: Db, q: KeysQuery, isPublic: 0 | 1 | undefined) {
-    let query = db
-      .selectFrom('session_access as sa')
-      .innerJoin('sessions', 'sessions.id', 'sa.session_id')
-      .select(['sessions.id', 'sessions.starts_at'])
-      .where('sa.user_id', '=', q.user.id)
-      .where('sa.org_id', 'in', [...q.filters.orgIds])
-      .where(filtersOf(q.user, q.filters));
-    if (isPublic !== undefined) query = query.where('sa.is_public', '=', isPublic);
+    const f = q.filters;
+    let query = db.selectFrom('session_access').select(['session_access.session_id as id', 'session_access.starts_at']).where('session_access.user_id', '=', q.user.id).where('session_access.org_id', 'in', [...f.orgIds]);
+    // The channel is the access row's flag; only the other filters need the session's row.
+    if (isPublic !== undefined) query = query.where('session_access.is_public', '=', isPublic);
+    if (f.type !== undefined || f.completed !== undefined || f.named !== undefined || f.folded !== undefined) {
+      query = query.where((eb) => eb.exists(eb.selectFrom('sessions').select(sql`1`.as('one')).whereRef('sessions.id', '=', 'session_access.session_id').where(filtersOf(q.user, f))));
+    }
     const { after } = q;
-    if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sa.starts_at', 'sa.session_id'), '>', eb.tuple(after.startsAt, after.id)));
-    return query.orderBy('sa.starts_at').orderBy('sa.session_id').limit(q.limit);
+    if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
+    return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);
   }
 
   /** The statement of an undated page's keys: see keys(). */
