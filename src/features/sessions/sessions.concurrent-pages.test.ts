@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
+import { type Client, type Response, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { type SessionRecord, createSession } from './sessions.test-helpers.js';
 
 const day = (n: number) => `2027-01-${String(1 + (n % 28)).padStart(2, '0')}`;
@@ -10,7 +10,7 @@ async function walk(client: Client, query: string): Promise<SessionRecord[]> {
   const out: SessionRecord[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 500; page++) {
-    const res = await client.get<{ data: SessionRecord[]; next_cursor: string | null }>(`/api/v1/sessions?${query}&limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const res: Response<{ data: SessionRecord[]; next_cursor: string | null }> = await client.get(`/api/v1/sessions?${query}&limit=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
     expect(res.status, res.text).toBe(200);
     out.push(...res.body.data);
     cursor = res.body.next_cursor;
