@@ -16,10 +16,12 @@ import type {
   WeekPosition,
 } from '../domain/vocabulary.js';
 import type { DeviceCodesTable, InvitesTable, OidcLoginsTable } from './tables.accounts.js';
+import type { SessionAccessTable, SessionCollaboratorsTable, SessionExceptionsTable, SessionOccurrencesTable, SessionOverridesTable, SessionParticipantsTable } from './tables.sessions.js';
 import type { WebhookDeliveriesTable, WebhookPayloadsTable, WebhookStateTable, WebhookTriggersTable, WebhooksTable } from './tables.webhooks.js';
 
 export type * from './tables.webhooks.js';
 export type * from './tables.accounts.js';
+export type * from './tables.sessions.js';
 
 /*
  * Dialect-neutral column types: booleans are 0/1 integers (better-sqlite3 cannot bind
@@ -127,69 +129,6 @@ export interface SessionsTable {
   split_from: Generated<number | null>;
   /** Drawn anew by the database on every change to the row or its collaborators (migration 0027). */
   row_version: Generated<number>;
-}
-
-/**
- * The occurrence index: one row per occurrence of every session (a one-off session's
- * single day included), through the session's indexed_through. Kept in the transaction of
- * every write that changes a session's days, visibility or completion, so that dated
- * listings and time-triggered events read the rows they show instead of expanding series.
- */
-export interface SessionOccurrencesTable {
-  session_id: number;
-  /** The local date of the occurrence. */
-  occurrence_date: CalendarDate;
-  org_id: number;
-  created_by: number;
-  is_public: Flag;
-  type: SessionType;
-  /** 1 when the session is completed or its host completed this occurrence. */
-  completed: Flag;
-  starts_at: Instant;
-  ends_at: Instant;
-  /** The local day it takes place on: occurrence_date, or the day an override moved it to. Dated listings filter on it. */
-  day: CalendarDate;
-}
-
-export interface SessionCollaboratorsTable {
-  session_id: number;
-  user_id: number;
-}
-
-/** A person tied to a session (creator, collaborator, participant), kept by triggers (migration 0026). */
-export interface SessionAccessTable {
-  user_id: number;
-  session_id: number;
-  org_id: number;
-  starts_at: Instant;
-  is_public: Flag;
-}
-
-export interface SessionParticipantsTable {
-  session_id: number;
-  user_id: number;
-  /** The occurrence joined, or '' for a one-off session. */
-  occurrence_date: CalendarDate;
-  joined_at: Instant;
-  completed_at: Instant | null;
-}
-
-/**
- * One edited occurrence of a series (contract section 10): `fields` is the JSON of the
- * session columns that day sets (OverrideFields); the others follow the series.
- */
-export interface SessionOverridesTable {
-  session_id: number;
-  /** The occurrence's original date: its key, also when the override moves it to another day. */
-  occurrence_date: CalendarDate;
-  fields: string;
-  updated_at: Instant;
-}
-
-export interface SessionExceptionsTable {
-  session_id: number;
-  /** A deleted occurrence of a recurring session. */
-  occurrence_date: CalendarDate;
 }
 
 export interface TasksTable {
