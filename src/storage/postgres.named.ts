@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
-import { isPreparedSql } from './prepared.js';
+import { preparedName } from './prepared.js';
 
 /**
  * Named (server-side prepared) statements for the statements prepared() reuses: PostgreSQL
@@ -12,8 +11,6 @@ import { isPreparedSql } from './prepared.js';
 
 /** Statements named per connection at most: the server keeps each one's plan until the connection closes. */
 const MAX_NAMED_PER_CONNECTION = 500;
-
-const nameOf = (text: string) => `focus_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
 
 /** PostgreSQL refuses a named statement whose result columns changed since it was prepared (a migration added a column). */
 const stalePlan = (error: unknown) => (error as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((error as Error).message));
@@ -27,7 +24,7 @@ function namingClient(client: pg.PoolClient): PostgresPoolClient {
   const own = state;
   async function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>> {
     const values = [...parameters];
-    const name = isPreparedSql(sql) ? nameOf(sql) : undefined;
+    const name = preparedName(sql);
     const usable = name !== undefined && !own.stale.has(name) && (own.names.has(name) || own.names.size < MAX_NAMED_PER_CONNECTION);
     if (!usable) return (await client.query(sql, values)) as unknown as PostgresQueryResult<R>;
     own.names.add(name);

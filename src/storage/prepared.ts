@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Db } from './database.js';
@@ -67,11 +68,15 @@ export const preparedReuses = (): number => reuses;
 const SHAPES = 256;
 
 /**
- * The SQL of the shapes built lately by prepared queries marked `named`: the statements
- * PostgreSQL keeps prepared by name (postgres.named.ts). A shape's text stays the same for all its calls.
+ * The SQL of the shapes built lately by prepared queries marked `named`, with the name
+ * PostgreSQL keeps each prepared by (postgres.named.ts), hashed once per text.
  */
-const preparedTexts = new LRUCache<string, true>({ max: 2_048 });
-export const isPreparedSql = (text: string): boolean => preparedTexts.has(text);
+const preparedTexts = new LRUCache<string, string>({ max: 2_048 });
+/** The statement name of a named prepared query's SQL, or undefined for any other SQL. */
+export const preparedName = (text: string): string | undefined => preparedTexts.get(text);
+const markNamed = (text: string) => {
+  if (preparedTexts.get(text) === undefined) preparedTexts.set(text, `focus_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`);
+};
 
 /**
  * `params`: the paths (`a.b`) of the arguments that reach the statement only as parameters;
@@ -104,7 +109,7 @@ export function prepared<A extends object, R>(
     if (shape === UNPREPARABLE) return { query: build(db, args).compile(), reused: false };
     if (shape !== undefined) {
       reuses++;
-      if (options.named === true) preparedTexts.set(shape.sql, true);
+      if (options.named === true) markNamed(shape.sql);
       const parameters = shape.parameters.map((p) => (p.kind === 'fixed' ? p.value : p.kind === 'slot' ? values.get(p.path) : p.paths.map((path) => values.get(path))));
       return { query: { sql: shape.sql, query: shape.query, parameters, queryId: createQueryId() }, reused: true };
     }

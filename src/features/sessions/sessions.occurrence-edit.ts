@@ -12,6 +12,7 @@ import { ONE_OFF, occurrenceRows, resolveOccurrence, seriesPattern } from './ses
 import { MAX_OVERRIDES, OCCURRENCE_FIELDS, type OverrideFields, dayOf, movesDay, overrideColumns } from './sessions.overrides.js';
 import { occurrenceView } from './sessions.occurrences.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
+import { type ListedRow, collaboratorsOf } from './sessions.repository.js';
 import { checkSessionRules } from './sessions.rules.js';
 import type { UpdateSessionBody } from './sessions.schema.js';
 
@@ -104,15 +105,14 @@ export async function endSeries(ctx: SessionsContext, trx: Db, q: { user: Authen
  * days. Answers the new series' id, or undefined when `date` is the first occurrence (the
  * caller then edits the series as a whole).
  */
-export async function splitSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, date: string, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<number | undefined> {
+export async function splitSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: ListedRow, date: string, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<number | undefined> {
   const exceptions = (await ctx.sessions.exceptionsOf(trx, [row.id])).get(row.id) ?? new Set<string>();
   if (seriesPattern(row) === null) throw validationFailed([{ path: '/scope', message: 'the session is not recurring; leave out scope' }]);
   resolveOccurrence(row, exceptions, date);
   const previous = previousOccurrenceBefore({ ...(seriesPattern(row) as NonNullable<ReturnType<typeof seriesPattern>>), exceptions }, date);
   if (previous === null) return undefined;
   const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
-  const collaborators = (await ctx.sessions.collaboratorHandles(trx, [row.id])).get(row.id) ?? [];
-  const current = modelFromRow(row, collaborators);
+  const current = modelFromRow(row, collaboratorsOf(row));
   // The new series starts on `date` unless the body says where.
   const start = changes.recurring_start ?? changes.schedule ?? date;
   const model: SessionModel = { ...current, ...changes, schedule: changes.schedule ?? start, recurring_start: changes.recurring_start ?? null };

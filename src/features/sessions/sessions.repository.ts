@@ -6,7 +6,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
-import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, sessionStatements } from './sessions.statements.js';
+import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, listedQuery, sessionStatements } from './sessions.statements.js';
 import { sessionWrites } from './sessions.writes.js';
 import { visibleTo } from './sessions.visibility.js';
 
@@ -31,9 +31,9 @@ export function createSessionsRepository(storage: Storage) {
   return { ...sessionReads(storage), ...sessionWrites, ...relatedRows() };
 }
 
-/** Reads of session rows: listing keys, rows by id (visible, locked), collaborators. */
+/** Reads of session rows: listing keys, rows by id (visible, locked) with their collaborators. */
 function sessionReads(storage: Storage) {
-  const { keysQuery, unindexedQuery, byIdsQuery, versionsQuery, collaboratorsQuery } = sessionStatements(storage);
+  const { keysQuery, unindexedQuery, byIdsQuery, versionsQuery } = sessionStatements(storage);
   const kept = new LRUCache<number, ListedRow>({ max: KEPT_ROWS });
 
   /**
@@ -102,22 +102,13 @@ function sessionReads(storage: Storage) {
      * transaction ends (PostgreSQL `FOR UPDATE`; SQLite's write transactions hold the whole
      * database already), so a write merges into the row as it is when it commits.
      */
-    async lockVisible(db: Db, q: { user: AuthenticatedUser; id: number }): Promise<SessionWithCreator | undefined> {
-      return storage.forUpdate(baseQuery(db).where('sessions.id', '=', q.id).where(visibleTo(q.user))).executeTakeFirst();
+    async lockVisible(db: Db, q: { user: AuthenticatedUser; id: number }): Promise<ListedRow | undefined> {
+      return storage.forUpdate(listedQuery(storage, db).where('sessions.id', '=', q.id).where(visibleTo(q.user))).executeTakeFirst();
     },
 
     /** The session whatever its visibility: only for re-reading one the caller has already been allowed to see. */
     async find(db: Db, id: number): Promise<SessionWithCreator | undefined> {
       return baseQuery(db).where('sessions.id', '=', id).executeTakeFirst();
-    },
-
-    /** Collaborators' handles per session, in handle order; each handle is looked up by primary key (see baseQuery). */
-    async collaboratorHandles(db: Db, sessionIds: readonly number[]): Promise<Map<number, string[]>> {
-      const out = new Map<number, string[]>();
-      if (sessionIds.length === 0) return out;
-      const rows = await collaboratorsQuery.execute(db, { ids: [...new Set(sessionIds)] });
-      for (const r of rows) out.set(r.session_id, [...(out.get(r.session_id) ?? []), r.handle]);
-      return out;
     },
   };
 }

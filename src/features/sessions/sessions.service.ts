@@ -17,7 +17,7 @@ import { DAY_FIELDS, type SessionModel, columnsOf, modelFromRow, patternOf, writ
 import { ONE_OFF, resolveOccurrence, seriesPattern } from './sessions.occurrences.js';
 import { participate } from './sessions.participation-actions.js';
 import { type ItemKey, loadItems, occurrenceItem, renderItems } from './sessions.read-model.js';
-import type { PageKey } from './sessions.repository.js';
+import { type ListedRow, type PageKey, collaboratorsOf } from './sessions.repository.js';
 import { assertStatusForward, checkSessionRules } from './sessions.rules.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import { type CreateSessionBody, MAX_REMOVED_OCCURRENCES, SESSION_DEFAULTS, type Session, type UpdateSessionBody } from './sessions.schema.js';
@@ -156,13 +156,13 @@ async function updateDated(
 const occurrenceDay = (row: SessionRow, key: string) => (key === ONE_OFF ? row.schedule : key);
 
 /** The whole session changed, on its row locked by the caller. */
-async function changeSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: SessionRow, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<void> {
+async function changeSeries(ctx: SessionsContext, trx: Db, user: AuthenticatedUser, row: ListedRow, body: UpdateSessionBody, schemaErrors: readonly FieldError[]): Promise<void> {
   const { id } = row;
   const changes = writableFields(body, (field) => isFlagged(schemaErrors, field));
   if (schemaErrors.length === 0 && Object.keys(changes).length === 0) {
     throw validationFailed([{ path: '/', message: 'send at least one writable field' }]);
   }
-  const current = modelFromRow(row, (await ctx.sessions.collaboratorHandles(trx, [id])).get(id) ?? []);
+  const current = modelFromRow(row, collaboratorsOf(row));
   const merged: SessionModel = { ...current, ...changes };
   if (schemaErrors.length === 0) assertStatusForward(current.status, merged.status);
   const exceptions = (await ctx.sessions.exceptionsOf(trx, [id])).get(id);

@@ -27,6 +27,17 @@ export function baseQuery(db: Db): SessionQuery {
     .$narrowType<{ creator_handle: string }>();
 }
 
+/** baseQuery with the collaborators' handles: one comma-separated list per row (collaboratorsOf), each handle looked up by key. */
+export function listedQuery(storage: Storage, db: Db) {
+  return baseQuery(db).select((eb) =>
+    eb
+      .selectFrom('session_collaborators as sc')
+      .select((e) => storage.commaList(e.selectFrom('users').select('users.handle').whereRef('users.id', '=', 'sc.user_id').$asScalar().$notNull()).as('list'))
+      .whereRef('sc.session_id', '=', 'sessions.id')
+      .as('collaborator_list'),
+  );
+}
+
 export interface KeysQuery {
   user: Reader;
   filters: StatementFilters;
@@ -46,7 +57,7 @@ export interface ByIdsQuery {
 }
 
 /** The filters every listing applies to a session row, visibility aside. */
-function filtersOfWith(storage: Storage, user: Reader, f: StatementFilters) {
+function filtersOf(storage: Storage, user: Reader, f: StatementFilters) {
   return (eb: Sessions): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [];
     if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
@@ -60,9 +71,9 @@ function filtersOfWith(storage: Storage, user: Reader, f: StatementFilters) {
 }
 
 /** Visible to the user and matching the filters: what a listing may show. */
-function listableWith(storage: Storage, user: Reader, f: StatementFilters) {
+function listable(storage: Storage, user: Reader, f: StatementFilters) {
   const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
-  const filters = filtersOfWith(storage, user, f);
+  const filters = filtersOf(storage, user, f);
   return (eb: Sessions) => eb.and([visible(eb), filters(eb)]);
 }
 
@@ -73,11 +84,8 @@ export function sessionStatements(storage: Storage) {
 
 /** A page's keys, and the sessions a dated page must expand. */
 function keyStatements(storage: Storage) {
-  const filtersOf = (user: Reader, f: StatementFilters) => filtersOfWith(storage, user, f);
-  const listable = (user: Reader, f: StatementFilters) => listableWith(storage, user, f);
-
   function publicStream(db: Db, orgId: number, q: KeysQuery) {
-    let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(q.user, q.filters));
+    let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(storage, q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
@@ -90,7 +98,7 @@ function keyStatements(storage: Storage) {
     // The channel is the access row's flag; only the other filters need the session's row.
     if (isPublic !== undefined) query = query.where('session_access.is_public', '=', isPublic);
     if (f.type !== undefined || f.completed !== undefined || f.named !== undefined || f.folded !== undefined) {
-      query = query.where((eb) => eb.exists(eb.selectFrom('sessions').select(sql`1`.as('one')).whereRef('sessions.id', '=', 'session_access.session_id').where(filtersOf(q.user, f))));
+      query = query.where((eb) => eb.exists(eb.selectFrom('sessions').select(sql`1`.as('one')).whereRef('sessions.id', '=', 'session_access.session_id').where(filtersOf(storage, q.user, f))));
     }
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
@@ -119,7 +127,7 @@ function keyStatements(storage: Storage) {
           : eb('sessions.indexed_from', '>', q.from),
       )
       .where((eb) => eb('sessions.org_id', 'in', [...f.orgIds]))
-      .where(listable(q.user, f))
+      .where(listable(storage, q.user, f))
       .where((eb) =>
         eb.or([
           eb.and([eb('sessions.is_recurring', '=', 0), eb('sessions.schedule', '>=', q.from), eb('sessions.schedule', '<=', q.to)]),
@@ -136,23 +144,13 @@ function keyStatements(storage: Storage) {
   return { keysQuery, unindexedQuery };
 }
 
-/** Rows by id: whole, their versions only, their collaborators. */
+/** Rows by id: whole (with their collaborators), or their versions only. */
 function rowStatements(storage: Storage) {
-  const listable = (user: Reader, f: StatementFilters) => listableWith(storage, user, f);
-
   /** The statement of byIds: `ids` distinct and at least one. */
   const byIdsQuery = prepared(['ids', ...READER_PARAMS.map((p) => `listing.${p}` as const), ...FILTER_PARAMS.map((p) => `listing.${p}` as const)], (db, q: ByIdsQuery) => {
-    const query = baseQuery(db)
-      // The collaborators' handles in the same statement: one list per row, each handle looked up by key.
-      .select((eb) =>
-        eb
-          .selectFrom('session_collaborators as sc')
-          .select((e) => storage.commaList(e.selectFrom('users').select('users.handle').whereRef('users.id', '=', 'sc.user_id').$asScalar().$notNull()).as('list'))
-          .whereRef('sc.session_id', '=', 'sessions.id')
-          .as('collaborator_list'),
-      )
+    const query = listedQuery(storage, db)
       .where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids));
-    return q.listing === undefined ? query : query.where(listable(q.listing.user, { ...q.listing.filters, completed: undefined }));
+    return q.listing === undefined ? query : query.where(listable(storage, q.listing.user, { ...q.listing.filters, completed: undefined }));
   }, { named: true });
 
   /** The statement of a listing's row versions (byIds' kept rows): `ids` distinct and at least one. */
@@ -163,19 +161,9 @@ function rowStatements(storage: Storage) {
         .selectFrom('sessions')
         .select(['sessions.id', 'sessions.row_version'])
         .where((eb) => storage.idIn(eb.ref('sessions.id'), q.ids))
-        .where(listable(q.listing.user, { ...q.listing.filters, completed: undefined })),
+        .where(listable(storage, q.listing.user, { ...q.listing.filters, completed: undefined })),
     { named: true },
   );
 
-  /** The statement of collaboratorHandles: `ids` distinct and at least one. */
-  const collaboratorsQuery = prepared(['ids'], (db, q: { ids: readonly number[] }) =>
-    db
-      .selectFrom('session_collaborators as sc')
-      .select(['sc.session_id', (eb) => eb.selectFrom('users').select('users.handle').whereRef('users.id', '=', 'sc.user_id').as('handle')])
-      .where('sc.session_id', 'in', q.ids)
-      .$narrowType<{ handle: string }>()
-      .orderBy('handle'),
-  );
-
-  return { byIdsQuery, versionsQuery, collaboratorsQuery };
+  return { byIdsQuery, versionsQuery };
 }
