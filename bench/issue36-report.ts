@@ -2,7 +2,8 @@
 import type { Explained, Load } from './issue36-measure.js';
 
 interface Measured {
-  sqlite: { rows: { shape: string; focus: Load; plain: Load }[]; tasks: Load; checks: { shape: string; same: boolean }[] };
+  /** Empty (tasks undefined) in a `--only postgres` run. */
+  sqlite: { rows: { shape: string; focus: Load; plain: Load }[]; tasks: Load | undefined; checks: { shape: string; same: boolean }[] };
   postgres: { shape: string; focus: Load; dbCpuMs: number; nodeCpuMs: number }[] | undefined;
   tasks: string;
 }
@@ -59,7 +60,10 @@ export function report(m: Measured & { load: number[]; explains: Record<string, 
     return `${r0(p.focus.reqPerSec)} | ${p.focus.p99} | ${(p.focus.reqPerSec / sqliteReqPerSec).toFixed(2)}× | ${p.dbCpuMs.toFixed(2)} | ${times} | ${p.nodeCpuMs.toFixed(2)}`;
   };
   const t = m.sqlite.tasks;
-  lines.push(`| ${m.tasks} | ${r0(t.reqPerSec)} | – | – | ${t.p99} / – | ${t.cpuMsPerRequest.toFixed(2)} / – | ${(t.bytes / 1024).toFixed(1)} | ${pgCells(m.tasks, t.reqPerSec)} |`);
+  if (t === undefined) lines.push(`| ${m.tasks} | – | – | – | – | – | – | ${pgCells(m.tasks, Number.NaN)} |`);
+  else lines.push(`| ${m.tasks} | ${r0(t.reqPerSec)} | – | – | ${t.p99} / – | ${t.cpuMsPerRequest.toFixed(2)} / – | ${(t.bytes / 1024).toFixed(1)} | ${pgCells(m.tasks, t.reqPerSec)} |`);
+  // A PostgreSQL-only run: its shapes without SQLite's cells.
+  if (t === undefined) for (const p of m.postgres?.filter((r) => r.shape !== m.tasks) ?? []) lines.push(`| ${p.shape} | – | – | – | – | – | – | ${pgCells(p.shape, Number.NaN)} |`);
   for (const row of m.sqlite.rows) {
     const f = row.focus;
     lines.push(

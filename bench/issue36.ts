@@ -1,5 +1,6 @@
 /**
  * `npm run bench:listings [-- --seconds 3 --warmup 1 --connections 50 --out bench/results/issue-36/latest]`
+ * (`--only postgres|sqlite` and `--shapes date,keyword`, a name's start, narrow a run while working on one part)
  *
  * Issue 36's measurement. SQLite: each listing shape against a plain server doing the same page
  * (bench/plain-listing-server.js, on a copy of the same database), alternated shape by shape in
@@ -24,8 +25,11 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     out: { type: 'string', default: join(ROOT, 'bench/results/issue-36/latest') },
+    only: { type: 'string' },
+    shapes: { type: 'string' },
   },
 });
+const picked = args.shapes?.split(',').map((x) => x.trim());
 const run = { seconds: Number(args.seconds), warmup: Number(args.warmup), connections: Number(args.connections) };
 const SCALE = 0.04;
 const PAGE = '50';
@@ -53,11 +57,12 @@ function shapes(s: Pick<SeedResult, 'keyword' | 'date' | 'range'>): Shape[] {
     { name: '31-day range', query: { day_start: s.range.from, day_ends: s.range.to } },
     { name: 'keyword', query: { keyword: s.keyword } },
   ];
-  return bases.flatMap((b) => [
+  const all = bases.flatMap((b) => [
     b,
     { name: `${b.name} + completed=1`, query: { ...b.query, completed: '1' } },
     { name: `${b.name} + type=standard`, query: { ...b.query, type: 'standard' } },
   ]);
+  return picked === undefined ? all : all.filter((shape) => picked.some((p) => shape.name.startsWith(p)));
 }
 const pathOf = (shape: Shape) => `/api/v1/sessions?${new URLSearchParams({ ...shape.query, limit: PAGE }).toString()}`;
 
@@ -219,9 +224,9 @@ async function main(): Promise<void> {
   const started = new Date();
   log(`issue 36 listings — ${started.toISOString()} — scale ${SCALE}, pages of ${PAGE}, c${run.connections}, ${run.warmup} s warm-up + ${run.seconds} s per run`);
   log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((x) => x.toFixed(2)).join(', ')} (shared: figures are noisy)`);
-  const sqlite = await sqlitePhase();
+  const sqlite = args.only === 'postgres' ? { rows: [], tasks: undefined, checks: [] } : await sqlitePhase();
   const base = [process.env.DATABASE_URL, process.env.TEST_DATABASE_URL].find((u) => u !== undefined && /^postgres(ql)?:\/\//.test(u));
-  const postgres = base === undefined ? undefined : await postgresPhase(base);
+  const postgres = base === undefined || args.only === 'sqlite' ? undefined : await postgresPhase(base);
   const text = report({ sqlite, postgres: postgres?.rows, explains: postgres?.explains, tasks: TASKS, load: loadavg() });
   for (const line of text) log(line);
   const out = args.out;

@@ -4,7 +4,8 @@ import type { Database } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { tiedIds } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
-import { type DatedKey, dayWithin } from './sessions.occurrence-index.js';
+import type { DatedKey } from './sessions.occurrence-index.js';
+import { dayWithin } from './sessions.occurrence-statements.js';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 

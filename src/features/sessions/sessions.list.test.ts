@@ -143,6 +143,39 @@ describeEachDialect('sessions listing over HTTP', (dialect) => {
     await t.alice.delete(`/api/v1/sessions/${s.id}`);
   });
 
+  it("keeps every page's counts as GET shows them while members join, leave and edit between reads", async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const after = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const one = await createSession(t.alice, { name: 'tally one', is_public: true, schedule: '2031-06-01' });
+    const series = await createSession(t.alice, { name: 'tally series', is_public: true, schedule: tomorrow, is_recurring: 1, occurrence: 'daily' });
+    const pages = ['keyword=tally', `keyword=tally&day_start=${tomorrow}&day_ends=${after}`];
+    // Each listed record's count as GET /sessions/{id} tells it, for the same occurrence.
+    const check = async (expected: number[][]) => {
+      const got: number[][] = [];
+      for (const page of pages) {
+        const listed = (await t.bob.get(`/api/v1/sessions?${page}`)).body.data as (SessionRecord & { occurrence_date?: string; participants_count: number })[];
+        for (const r of listed) {
+          const one = (await t.bob.get(`/api/v1/sessions/${r.id}${r.occurrence_date === undefined ? '' : `?date=${r.occurrence_date}`}`)).body.data;
+          expect(r.participants_count, `${page}: ${r.name} ${r.occurrence_date ?? ''}`).toBe(one.participants_count);
+        }
+        got.push(listed.map((r) => r.participants_count));
+      }
+      expect(got).toEqual(expected);
+    };
+    await check([[1, 1], [1, 1]]);
+    expect((await t.bob.post(`/api/v1/sessions/${one.id}/join`)).status).toBe(200);
+    expect((await t.bob.post(`/api/v1/sessions/${series.id}/join?date=${tomorrow}`)).status).toBe(200);
+    expect((await t.dave.post(`/api/v1/sessions/${series.id}/join?date=${after}`)).status).toBe(200);
+    // The host joining adds no one: the host always counts.
+    expect((await t.alice.post(`/api/v1/sessions/${series.id}/join?date=${after}`)).status).toBe(200);
+    // The whole series counts its next occurrence (tomorrow's); the one-off is last (2031).
+    await check([[2, 2], [2, 2]]);
+    expect((await t.alice.put(`/api/v1/sessions/${series.id}`, { name: 'tally series renamed' })).status).toBe(200);
+    expect((await t.bob.post(`/api/v1/sessions/${one.id}/leave`)).status).toBe(200);
+    await check([[2, 1], [2, 2]]);
+    for (const s of [one, series]) await t.alice.delete(`/api/v1/sessions/${s.id}`);
+  });
+
   it('needs a token', async () => {
     expect((await t.anonymous.get('/api/v1/sessions')).status).toBe(401);
   });

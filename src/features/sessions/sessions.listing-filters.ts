@@ -73,6 +73,9 @@ export function tiedIds(db: Db, user: Pick<Reader, 'id'>) {
 
 export type Condition = Expression<SqlBool>;
 
+/** What a listing's keys statement reads beside a key: the row's version, and the counted occurrence's participants (null: not counted there). */
+export type KeySeen = { version: number; joined: number | null };
+
 /**
  * The streams of a page as one statement: each part keeps its own order and limit, so each
  * is still read from its own index and stops at the page, and the union merges them in

@@ -83,14 +83,14 @@ export async function listSessions(
     const after = query.cursor === undefined ? undefined : undatedCursor(query.cursor);
     const keys = await ctx.sessions.keys({ user, filters, after, limit: limit + 1 });
     more = keys.length > limit;
-    items = keys.slice(0, limit).map((k) => ({ id: k.id }));
+    items = keys.slice(0, limit).map((k) => ({ id: k.id, seen: k.seen }));
     cursors = keys.slice(0, limit).map((k) => encodeCursor([k.startsAt, k.id]));
   } else {
     const after = query.cursor === undefined ? undefined : datedCursor(query.cursor);
     const keys = await occurrencesIn(ctx, { user, filters, range, after, limit: limit + 1 });
     more = keys.length > limit;
     const page = keys.slice(0, limit);
-    items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed } }));
+    items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed }, ...(k.seen === undefined ? {} : { seen: k.seen }) }));
     cursors = page.map((k) => encodeCursor([k.startsAt, k.id, k.date]));
   }
   const { shown, lastConsumed, cut } = await renderWithinBudget(ctx, user, items, filters);

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Expression, sql } from 'kysely';
 import type { Db } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 
@@ -10,6 +10,14 @@ export function parseOccurrenceKey(key: string): { sessionId: number; date: stri
   const bar = key.indexOf('|');
   return { sessionId: Number(key.slice(0, bar)), date: key.slice(bar + 1) };
 }
+
+/**
+ * The participants other than the host (`host`) of one occurrence, as a scalar subquery: what
+ * a listing's statements read beside each key, so that a page needs no statement of counts.
+ * PostgreSQL counts as bigint (a string on the wire): read it with Number().
+ */
+export const joinedCount = (sessionId: Expression<number>, date: Expression<string>, host: Expression<number>) =>
+  sql<number | string>`(select count(*) from session_participants counted where counted.session_id = ${sessionId} and counted.occurrence_date = ${date} and counted.user_id <> ${host})`;
 
 /** Users per statement in ofUsers. */
 const USERS_PER_READ = 500;

@@ -5,7 +5,7 @@ import { addDays } from '../recurrence/recurrence.dates.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED, type IndexedDate } from './sessions.occurrence-index.js';
-import type { SessionFilters } from './sessions.listing-filters.js';
+import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
 import { type Overrides, overriddenRow } from './sessions.overrides.js';
@@ -18,6 +18,8 @@ import { type Series, loadSeries, rruleOf } from './sessions.series.js';
 export interface ItemKey {
   id: number;
   occurrence?: { date: string; starts_at: string; ends_at: string; completed: boolean };
+  /** What a listing's keys statement read with the key (its visibility decided): loadItems reads neither again. */
+  seen?: KeySeen;
 }
 
 /** Everything the records of a set of items show, read in a fixed number of queries. */
@@ -52,11 +54,13 @@ export interface LoadQuery {
  * Loads what `items` show: the rows, collaborators, the occurrence each item counts
  * participants of (for a series shown as a whole: its next one), those counts, and
  * optionally the caller's participation. Four queries whatever the page, plus one in the
- * rare case a series is not in the occurrence index far enough.
+ * rare case a series is not in the occurrence index far enough; for a listing page whose
+ * keys came `seen` and whose rows are kept, only the series' next dates (with their counts).
  */
 export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Promise<ReadSet> {
   const ids = q.items.map((i) => i.id);
-  const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters } }) });
+  const versions = new Map(q.items.flatMap((i) => (i.seen === undefined ? [] : [[i.id, i.seen.version] as const])));
+  const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters }, seen: versions }) });
   const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
   const now = q.now ?? new Date();
   const collaborators = new Map([...rows.values()].map((r) => [r.id, collaboratorsOf(r)]));
@@ -86,17 +90,43 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
     return pattern === null ? null : nextOccurrence(row, pattern, now);
   });
   const countKeys = q.items.flatMap((item, i) => (counted[i] === null ? [] : [{ sessionId: item.id, date: counted[i] as string }]));
+  const known = knownCounts(q.items, counted, rows, next);
   // The overrides a record shows: a dated item's, and the next occurrence's of a series the
   // index does not hold far enough (its phase); an indexed series' phase takes the index's instants.
   const overrideKeys = q.items.flatMap((item, i) => (item.occurrence !== undefined || series.has(item.id)) && counted[i] !== null && counted[i] !== ONE_OFF ? [{ sessionId: item.id, date: counted[i] as string }] : []);
   const [counts, participation, overrides] = await Promise.all([
-    ctx.participants.counts(db, countKeys.map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
+    ctx.participants.counts(db, countKeys.filter((k) => !known.has(occurrenceKey(k.sessionId, k.date))).map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
     ctx.overrides.at(db, overrideKeys),
   ]);
   const seriesPhases = wholeSeriesPhases(rows, next, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
-  return { rows, collaborators, counted, counts, rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
+  return { rows, collaborators, counted, counts: new Map([...known, ...counts]), rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
+}
+
+/**
+ * The counts read beside the keys, by occurrenceKey: a listing key's (when its row is as the keys
+ * statement saw it, so that it counted the same occurrence) and the next dates' of a whole series.
+ */
+function knownCounts(
+  items: readonly ItemKey[],
+  counted: readonly (string | null)[],
+  rows: ReadonlyMap<number, SessionWithCreator>,
+  next: ReadonlyMap<number, readonly (IndexedDate & { joined: number })[]>,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  items.forEach((item, i) => {
+    const date = counted[i];
+    if (date === null || date === undefined) return;
+    const key = occurrenceKey(item.id, date);
+    const joined = item.seen?.joined ?? null;
+    if (joined !== null && rows.get(item.id)?.row_version === item.seen?.version) out.set(key, joined);
+    else if (item.occurrence === undefined) {
+      const indexed = next.get(item.id)?.find((d) => d.date === date);
+      if (indexed !== undefined) out.set(key, indexed.joined);
+    }
+  });
+  return out;
 }
 
 /**

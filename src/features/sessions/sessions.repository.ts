@@ -3,14 +3,14 @@ import type { Audience } from '../../domain/vocabulary.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { SessionRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
-import { type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
+import { type KeySeen, type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
 import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, listedQuery, sessionStatements } from './sessions.statements.js';
 import { sessionWrites } from './sessions.writes.js';
 import { visibleTo } from './sessions.visibility.js';
 
-export type { PageKey, SessionWithCreator };
+export type { KeySeen, PageKey, SessionWithCreator };
 
 /** Rows byIds keeps for later pages (shared by every reader, never changed): about 2 KB each. */
 const KEPT_ROWS = 5_000;
@@ -40,10 +40,15 @@ function sessionReads(storage: Storage) {
    * The visible rows among `ids`, from the rows kept by an earlier read where their
    * row_version (drawn anew by the database on every change to a row or its collaborators,
    * migration 0027) still matches: a page reads two columns of a row it has read before
-   * instead of all of them (issue 36). The rows changed since are read whole, and kept.
+   * instead of all of them (issue 36), or none when its keys statement read the versions
+   * (`seen`). The rows changed since are read whole, and kept.
    */
-  async function keptRows(db: Db, ids: number[], listing: Required<ByIdsQuery>['listing']): Promise<Map<number, ListedRow>> {
-    const versions = await versionsQuery.execute(db, { ids, listing });
+  async function keptRows(db: Db, ids: number[], listing: Required<ByIdsQuery>['listing'], seen?: ReadonlyMap<number, number>): Promise<Map<number, ListedRow>> {
+    const unseen = seen === undefined ? ids : ids.filter((id) => !seen.has(id));
+    const versions = [
+      ...ids.flatMap((id) => (seen?.has(id) === true ? [{ id, row_version: seen.get(id) as number }] : [])),
+      ...(unseen.length === 0 ? [] : await versionsQuery.execute(db, { ids: unseen, listing })),
+    ];
     const changed = versions.filter((v) => kept.get(v.id)?.row_version !== v.row_version).map((v) => v.id);
     const read = changed.length === 0 ? [] : await byIdsQuery.execute(db, { ids: changed, listing });
     for (const r of read) kept.set(r.id, r);
@@ -63,9 +68,9 @@ function sessionReads(storage: Storage) {
      * stream (an org's public sessions, the reader's own, the ones the reader is involved
      * in), merged; a session another member keeps private is in none of them.
      */
-    async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }): Promise<PageKey[]> {
+    async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }): Promise<(PageKey & { seen: KeySeen })[]> {
       const rows = await keysQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters) });
-      return rows.map((r) => ({ startsAt: r.starts_at, id: r.id }));
+      return rows.map((r) => ({ startsAt: r.starts_at, id: r.id, seen: { version: r.row_version, joined: r.joined === null ? null : Number(r.joined) } }));
     },
 
     /**
@@ -82,15 +87,16 @@ function sessionReads(storage: Storage) {
     /**
      * The sessions among `ids` with their creator, by id. With `listing`, only those still
      * visible and matching its filters: a session may change between finding a page and
-     * reading it, and one made private meanwhile is never shown.
+     * reading it, and one made private meanwhile is never shown. `seen`: the versions a
+     * listing's keys statement read with the rows' visibility (only with `listing`).
      */
-    async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters } }): Promise<Map<number, ListedRow>> {
+    async byIds(db: Db, q: { ids: readonly number[]; listing?: { user: AuthenticatedUser; filters: SessionFilters }; seen?: ReadonlyMap<number, number> }): Promise<Map<number, ListedRow>> {
       if (q.ids.length === 0) return new Map();
       const ids = [...new Set(q.ids)];
       const listing = q.listing === undefined ? undefined : { user: readerOf(q.listing.user), filters: statementFilters(q.listing.filters) };
       // Kept rows only outside a transaction: a row read inside one may never be committed.
       if (listing === undefined || db.isTransaction) return new Map((await byIdsQuery.execute(db, { ids, ...(listing === undefined ? {} : { listing }) })).map((r) => [r.id, r]));
-      return keptRows(db, ids, listing);
+      return keptRows(db, ids, listing, q.seen);
     },
 
     async findVisible(db: Db, q: { user: AuthenticatedUser; id: number }): Promise<SessionWithCreator | undefined> {

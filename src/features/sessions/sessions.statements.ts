@@ -4,6 +4,8 @@ import { prepared } from '../../storage/prepared.js';
 import type { Database, SessionRow } from '../../storage/tables.js';
 import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
+import { ONE_OFF } from './sessions.occurrences.js';
+import { joinedCount } from './sessions.participants-repository.js';
 import { tiedToInSql, visibleTo } from './sessions.visibility.js';
 
 export type SessionWithCreator = SessionRow & { creator_handle: string };
@@ -105,14 +107,30 @@ function keyStatements(storage: Storage) {
     return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);
   }
 
-  /** The statement of an undated page's keys: see keys(). */
+  /**
+   * The statement of an undated page's keys: see keys(). Each key comes with what the page
+   * needs of its row beside it, read in the same snapshot the streams decided visibility in:
+   * the row's version (kept rows) and, for a one-off session, its participants.
+   */
   const keysQuery = prepared([...READER_PARAMS, ...FILTER_PARAMS, 'after.startsAt', 'after.id', 'limit'], (db, q: KeysQuery) => {
     const streams = streamsFor(q.filters);
     const reads = [];
     if (streams.public) for (const orgId of q.filters.orgIds) reads.push(publicStream(db, orgId, q));
     if (streams.personal) reads.push(personalStream(db, q, streams.personalPublic));
     // streamsFor always picks a stream: the personal one whenever the public ones are not read.
-    return streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<{ id: number; starts_at: string }>>>;
+    const page = streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<{ id: number; starts_at: string }>>>;
+    return db
+      .selectFrom(page.as('k'))
+      .innerJoin('sessions', 'sessions.id', 'k.id')
+      .select((eb) => [
+        'k.id',
+        'k.starts_at',
+        'sessions.row_version',
+        // A series counts its next occurrence's participants, which nextDates reads.
+        eb.case().when('sessions.is_recurring', '=', 0).then(joinedCount(eb.ref('k.id'), sql.lit(ONE_OFF), eb.ref('sessions.created_by'))).end().as('joined'),
+      ])
+      .orderBy('k.starts_at')
+      .orderBy('k.id');
   }, { named: true });
 
   /** The statement of unindexedInRange. */

@@ -1,0 +1,136 @@
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import type { Db, Storage } from '../../storage/database.js';
+import { prepared } from '../../storage/prepared.js';
+import type { Database, OccurrenceRow } from '../../storage/tables.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
+import type { DatedPageQuery } from './sessions.occurrence-index.js';
+import { ONE_OFF } from './sessions.occurrences.js';
+import { joinedCount } from './sessions.participants-repository.js';
+
+type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
+
+/**
+ * Occurrences taking place on a day in [from, to] (`to` undefined: open): their `day`, which an
+ * override may have moved from their occurrence_date. A read by session seeks
+ * session_occurrences_day_idx (session_id, day), as it sought the primary key's occurrence_date before.
+ */
+export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBool> {
+  return eb.and([eb('session_occurrences.day', '>=', from), ...(to === undefined ? [] : [eb('session_occurrences.day', '<=', to)])]);
+}
+
+type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | 'starts_at' | 'ends_at' | 'completed'>;
+
+/** What the statement of a dated page is built from: the query, the reader narrowed, the instants computed. */
+type PageStatement = Omit<DatedPageQuery, 'user' | 'filters'> & { user: Reader; filters: StatementFilters; lowest: string; highest: string };
+
+/** Conditions every stream of a dated page shares: the range, the cursor and the filters. */
+function shared(storage: Storage, q: PageStatement) {
+  const { filters: f, after } = q;
+  return (eb: Occ): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [
+      eb('session_occurrences.starts_at', '>=', q.lowest),
+      eb('session_occurrences.starts_at', '<', q.highest),
+      // The day it takes place on: an override may have moved it from its occurrence_date.
+      dayWithin(eb, q.from, q.to),
+    ];
+    if (after !== undefined) {
+      terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));
+    }
+    if (f.type !== undefined) terms.push(eb('session_occurrences.type', '=', f.type));
+    // A literal, so that the partial index of completed occurrences matches the query.
+    if (f.completed === 1) terms.push(sql<SqlBool>`session_occurrences.completed = 1`);
+    if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
+    if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_occurrences.session_id', 'in', [...f.named]));
+    else if (f.folded !== undefined) {
+      // The name of this row's session, tested here: a scalar subquery is looked up per row
+      // the other conditions kept. As `exists` PostgreSQL joined it, testing the keyword on
+      // every session of every org, so the time a search took told whether other tenants'
+      // private sessions held the word (issue 34, M3).
+      const name = eb.selectFrom('sessions as named').select('named.search_name').whereRef('named.id', '=', 'session_occurrences.session_id');
+      terms.push(storage.foldedContains(name.$asScalar(), f.folded));
+    }
+    return eb.and(terms);
+  };
+}
+
+/** One stream of a dated page: its first `limit` occurrences in listing order. */
+function stream(storage: Storage, db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
+  return db
+    .selectFrom('session_occurrences')
+    .select(['session_occurrences.session_id', 'session_occurrences.occurrence_date', 'session_occurrences.starts_at', 'session_occurrences.ends_at', 'session_occurrences.completed'])
+    .where(shared(storage, q))
+    .where(where)
+    .orderBy('session_occurrences.starts_at')
+    .orderBy('session_occurrences.session_id')
+    .orderBy('session_occurrences.occurrence_date')
+    .limit(q.limit);
+}
+
+/** The statements of the occurrence index's reads (storage/prepared.ts): a dated page's keys, a series' next dates. */
+export function indexStatements(storage: Storage) {
+  /** The statement of page(). */
+  const pageQuery = prepared(
+    [...READER_PARAMS, ...FILTER_PARAMS, 'from', 'to', 'lowest', 'highest', 'after.startsAt', 'after.id', 'after.date', 'limit'],
+    (db, q: PageStatement) => {
+      const { user, filters: f } = q;
+      const streams = streamsFor(f);
+      const orgs = [...f.orgIds];
+      const reads: ReturnType<typeof stream>[] = [];
+      if (streams.public) {
+        // A literal, so that the partial index of public occurrences matches the query.
+        for (const orgId of orgs) reads.push(stream(storage, db, (eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
+      }
+      if (streams.personal) {
+        // The reader's sessions are few next to an org's: their occurrences are read by session,
+        // through the primary key. A session's starts_at is its first occurrence's: one that
+        // starts after the range has nothing in it, and its occurrences are not probed.
+        let personal = db.selectFrom('session_access as sa').select('sa.session_id').where('sa.user_id', '=', user.id).where('sa.org_id', 'in', orgs).where('sa.starts_at', '<', q.highest);
+        if (streams.personalPublic !== undefined) personal = personal.where('sa.is_public', '=', streams.personalPublic);
+        const flag = streams.personalPublic;
+        reads.push(stream(storage, db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
+      }
+      // streamsFor always picks a stream: the personal one whenever the public ones are not read.
+      const page = streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
+      // Each key with its row's version and its occurrence's participants (a one-off's under ONE_OFF), as of the streams' snapshot.
+      return db
+        .selectFrom(page.as('k'))
+        .innerJoin('sessions', 'sessions.id', 'k.session_id')
+        .select((eb) => [
+          'k.session_id',
+          'k.occurrence_date',
+          'k.starts_at',
+          'k.ends_at',
+          'k.completed',
+          'sessions.row_version',
+          joinedCount(eb.ref('k.session_id'), eb.case().when('sessions.is_recurring', '=', 1).then(eb.ref('k.occurrence_date')).else(sql.lit(ONE_OFF)).end(), eb.ref('sessions.created_by')).as('joined'),
+        ])
+        .orderBy('k.starts_at')
+        .orderBy('k.session_id')
+        .orderBy('k.occurrence_date');
+    },
+    { named: true },
+  );
+
+  /** The statement of nextDates: `sessionIds` distinct and at least one. */
+  const nextDatesQuery = prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
+    // The first three dates in one seek, as one list of `date|starts_at|ends_at|joined` (nextOf reads each
+    // back), the instants as an override set them: one probe per series instead of one per date.
+    const firstThree = (eb: ExpressionBuilder<Database, 'sessions'>) =>
+      eb
+        .selectFrom('session_occurrences')
+        .select(
+          sql<string>`session_occurrences.occurrence_date || '|' || session_occurrences.starts_at || '|' || session_occurrences.ends_at || '|' || ${joinedCount(sql.ref('session_occurrences.session_id'), sql.ref('session_occurrences.occurrence_date'), sql.ref('sessions.created_by'))}`.as('next'),
+        )
+        .whereRef('session_occurrences.session_id', '=', 'sessions.id')
+        .where('session_occurrences.occurrence_date', '>=', q.from)
+        .orderBy('session_occurrences.occurrence_date')
+        .limit(3)
+        .as('n');
+    return db
+      .selectFrom('sessions')
+      .select((eb) => ['sessions.id', eb.selectFrom(firstThree(eb)).select((e) => storage.commaList(e.ref('n.next')).as('list')).as('dates')])
+      .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
+  }, { named: true });
+
+  return { pageQuery, nextDatesQuery };
+}
