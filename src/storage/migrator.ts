@@ -25,6 +25,7 @@ import * as oidcLogins from './migrations/0024_oidc_logins.js';
 import * as movedOccurrences from './migrations/0025_moved_occurrences_indexed.js';
 import * as sessionAccess from './migrations/0026_session_access.js';
 import * as sessionRowVersion from './migrations/0027_session_row_version.js';
+import * as publicKeysIndex from './migrations/0028_public_keys_index.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
@@ -55,6 +56,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0025_moved_occurrences_indexed': { up: (db) => movedOccurrences.up(db) },
     '0026_session_access': { up: (db) => sessionAccess.up(db, dialect) },
     '0027_session_row_version': { up: (db) => sessionRowVersion.up(db, dialect) },
+    '0028_public_keys_index': { up: (db) => publicKeysIndex.up(db) },
   };
 }
 

@@ -86,22 +86,29 @@ export function sessionStatements(storage: Storage) {
 
 /** A page's keys, and the sessions a dated page must expand. */
 function keyStatements(storage: Storage) {
+  /** What each stream hands on of a session: its key, and what the page reads beside it (keysQuery). */
+  const KEY_COLUMNS = ['sessions.id', 'sessions.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'] as const;
+
   function publicStream(db: Db, orgId: number, q: KeysQuery) {
-    let query = db.selectFrom('sessions').select(['sessions.id', 'sessions.starts_at']).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(storage, q.user, q.filters));
+    let query = db.selectFrom('sessions').select(KEY_COLUMNS).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(storage, q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
   }
 
-  /** The reader's personal sessions, in listing order from session_access's index; their rows only for the filters. */
+  /** The reader's personal sessions, in listing order from session_access's index, each joined to its row (filters, KEY_COLUMNS). */
   function personalStream(db: Db, q: KeysQuery, isPublic: 0 | 1 | undefined) {
     const f = q.filters;
-    let query = db.selectFrom('session_access').select(['session_access.session_id as id', 'session_access.starts_at']).where('session_access.user_id', '=', q.user.id).where('session_access.org_id', 'in', [...f.orgIds]);
-    // The channel is the access row's flag; only the other filters need the session's row.
+    let query = db
+      .selectFrom('session_access')
+      .innerJoin('sessions', 'sessions.id', 'session_access.session_id')
+      // The key from session_access: its index's order is the stream's, so the merge stops it at the page.
+      .select(['session_access.session_id as id', 'session_access.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'])
+      .where('session_access.user_id', '=', q.user.id)
+      .where('session_access.org_id', 'in', [...f.orgIds]);
+    // The channel is the access row's flag; the other filters test the session's row.
     if (isPublic !== undefined) query = query.where('session_access.is_public', '=', isPublic);
-    if (f.type !== undefined || f.completed !== undefined || f.named !== undefined || f.folded !== undefined) {
-      query = query.where((eb) => eb.exists(eb.selectFrom('sessions').select(sql`1`.as('one')).whereRef('sessions.id', '=', 'session_access.session_id').where(filtersOf(storage, q.user, f))));
-    }
+    if (f.type !== undefined || f.completed !== undefined || f.named !== undefined || f.folded !== undefined) query = query.where(filtersOf(storage, q.user, f));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);
@@ -118,16 +125,16 @@ function keyStatements(storage: Storage) {
     if (streams.public) for (const orgId of q.filters.orgIds) reads.push(publicStream(db, orgId, q));
     if (streams.personal) reads.push(personalStream(db, q, streams.personalPublic));
     // streamsFor always picks a stream: the personal one whenever the public ones are not read.
-    const page = streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<{ id: number; starts_at: string }>>>;
+    type Key = Pick<SessionRow, 'id' | 'starts_at' | 'row_version' | 'is_recurring' | 'created_by'>;
+    const page = streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<Key>>>;
     return db
       .selectFrom(page.as('k'))
-      .innerJoin('sessions', 'sessions.id', 'k.id')
       .select((eb) => [
         'k.id',
         'k.starts_at',
-        'sessions.row_version',
-        // A series counts its next occurrence's participants, which nextDates reads.
-        eb.case().when('sessions.is_recurring', '=', 0).then(joinedCount(eb.ref('k.id'), sql.lit(ONE_OFF), eb.ref('sessions.created_by'))).end().as('joined'),
+        'k.row_version',
+        // Counted for the page's keys only; a series counts its next occurrence's participants, which nextDates reads.
+        eb.case().when('k.is_recurring', '=', 0).then(joinedCount(eb.ref('k.id'), sql.lit(ONE_OFF), eb.ref('k.created_by'))).end().as('joined'),
       ])
       .orderBy('k.starts_at')
       .orderBy('k.id');
