@@ -104,8 +104,9 @@ const MAX_ROUNDS = 3;
 /**
  * Loads and renders `items` in rounds until the page holds PAGE_BYTE_BUDGET, so a page of
  * heavy records reads about as many as it shows rather than all `limit` of them (a default
- * page is one round, a page of 500 ordinary sessions two). Rows changed meanwhile so that
- * they no longer qualify are left out; the cursor still moves past them.
+ * page is one round, a page of 500 ordinary sessions two). A row is shown as its keys statement
+ * saw it (kept) or as read afterwards; one read afterwards that no longer qualifies is left
+ * out, and the cursor still moves past it.
  */
 async function renderWithinBudget(
   ctx: SessionsContext,
