@@ -10,7 +10,7 @@ import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, list
 import { sessionWrites } from './sessions.writes.js';
 import { visibleTo } from './sessions.visibility.js';
 
-export type { KeySeen, PageKey, SessionWithCreator };
+export type { PageKey, SessionWithCreator };
 
 /** Rows byIds keeps for later pages (shared by every reader, never changed): about 2 KB each. */
 const KEPT_ROWS = 5_000;
@@ -65,8 +65,9 @@ function sessionReads(storage: Storage) {
   return {
     /**
      * The keys of one undated page after the cursor: the first `limit` of each visibility
-     * stream (an org's public sessions, the reader's own, the ones the reader is involved
-     * in), merged; a session another member keeps private is in none of them.
+     * stream (an org's public sessions, the reader's personal ones), merged; a session another
+     * member keeps private is in none of them. Each comes with what the statement read beside it
+     * (KeySeen: the row's version, a one-off's participant count).
      */
     async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }): Promise<(PageKey & { seen: KeySeen })[]> {
       const rows = await keysQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters) });
