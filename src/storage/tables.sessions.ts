@@ -1,5 +1,5 @@
 import type { Flag } from './columns.js';
-import type { CalendarDate, Instant, SessionType } from '../domain/vocabulary.js';
+import type { CalendarDate, Instant, SessionType, Status } from '../domain/vocabulary.js';
 
 /** The tables around a session row: its occurrences, ties, edited and removed days. */
 
@@ -37,6 +37,10 @@ export interface SessionAccessTable {
   org_id: number;
   starts_at: Instant;
   is_public: Flag;
+  /** Copied from the session (migration 0029), so that a personal stream filters on index entries. */
+  type: SessionType;
+  status: Status;
+  search_name: string;
 }
 
 export interface SessionParticipantsTable {

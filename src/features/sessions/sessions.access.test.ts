@@ -9,16 +9,16 @@ const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:
  * session_access is kept by triggers (migration 0026) and decides what listings and the
  * visibility rule count as a reader's own: after every kind of write it must hold exactly one
  * row per creator, collaborator and participant (any occurrence) of each session, with the
- * session's org, public flag and start.
+ * session's org, public flag, start, type, status and folded name (0029).
  */
 describeEachDialect('session access rows', (dialect) => {
   const t = useTestApp(dialect, { alice: [1], bob: [1], erin: [1] });
 
   async function expectAccessMatchesTies(): Promise<void> {
     const { rows: actual } = await sql<Record<string, unknown>>`
-      select user_id, session_id, org_id, starts_at, is_public from session_access order by user_id, session_id`.execute(t.storage.db);
+      select user_id, session_id, org_id, starts_at, is_public, type, status, search_name from session_access order by user_id, session_id`.execute(t.storage.db);
     const { rows: expected } = await sql<Record<string, unknown>>`
-      select ties.user_id, s.id as session_id, s.org_id, s.starts_at, s.is_public
+      select ties.user_id, s.id as session_id, s.org_id, s.starts_at, s.is_public, s.type, s.status, s.search_name
       from (select created_by as user_id, id as session_id from sessions
             union select user_id, session_id from session_collaborators
             union select user_id, session_id from session_participants) ties
@@ -44,8 +44,10 @@ describeEachDialect('session access rows', (dialect) => {
     expect((await t.alice.get('/api/v1/sessions?source=user')).body.data.length).toBeGreaterThan(0);
     expect((await t.erin.get(`/api/v1/sessions/${series.id}`)).status).toBe(200);
 
-    // Start, flag and org copies follow the session.
+    // Start, flag and org copies follow the session; so do type, status and name.
     expect((await t.alice.put(`/api/v1/sessions/${one.id}`, { is_public: false, time: '11:00 AM' })).status).toBe(200);
+    await expectAccessMatchesTies();
+    expect((await t.alice.put(`/api/v1/sessions/${one.id}`, { type: 'drop-in', name: 'Renamed ÉCLAIR' })).status).toBe(200);
     await expectAccessMatchesTies();
 
     // A split hands later participation to the new series: erin is tied to both.
@@ -62,6 +64,8 @@ describeEachDialect('session access rows', (dialect) => {
     expect((await t.erin.post(`/api/v1/sessions/${one.id}/leave`)).status).toBe(200);
     await expectAccessMatchesTies();
 
+    expect((await t.alice.put(`/api/v1/sessions/${one.id}`, { status: 'completed' })).status).toBe(200);
+    await expectAccessMatchesTies();
     expect((await t.alice.delete(`/api/v1/sessions/${series.id}`)).status).toBe(204);
     expect((await t.alice.delete(`/api/v1/sessions/${one.id}`)).status).toBe(204);
     await expectAccessMatchesTies();

@@ -123,11 +123,11 @@ describeEachDialect('session listing plans', (dialect) => {
     const { sql: text, plan } = streams[0] as { sql: string; plan: string };
     if (dialect === 'sqlite') {
       expect(plan, `${text}\n${plan}`).toMatch(/SEARCH sessions USING COVERING INDEX sessions_public_keys_idx/);
-      expect(plan, `${text}\n${plan}`).toMatch(/SEARCH session_access USING COVERING INDEX session_access_listing_idx/);
+      expect(plan, `${text}\n${plan}`).toMatch(/SEARCH session_access USING COVERING INDEX session_access_keys_idx/);
       expect(plan, `${text}\n${plan}`).not.toMatch(/SEARCH sessions USING INDEX/);
     } else {
       expect(plan, `${text}\n${plan}`).toMatch(/Index Only Scan using sessions_public_keys_idx/);
-      expect(plan, `${text}\n${plan}`).toMatch(/Index Only Scan using session_access_listing_idx/);
+      expect(plan, `${text}\n${plan}`).toMatch(/Index Only Scan using session_access_keys_idx/);
       expect(plan, `${text}\n${plan}`).not.toMatch(/(?<!Only )Index Scan using sessions_public_keys_idx/);
     }
   });

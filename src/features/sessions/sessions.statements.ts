@@ -72,6 +72,18 @@ function filtersOf(storage: Storage, user: Reader, f: StatementFilters) {
   };
 }
 
+/** The filters of a personal stream on its session_access rows (migration 0029), visibility and channel aside: every row is the reader's own. */
+export function accessFiltersOf(storage: Storage, f: Pick<StatementFilters, 'type' | 'completed' | 'named' | 'folded'>) {
+  return (eb: ExpressionBuilder<Database, 'session_access'>): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
+    if (f.type !== undefined) terms.push(eb('session_access.type', '=', f.type));
+    if (f.completed !== undefined) terms.push(eb('session_access.status', f.completed === 1 ? '=' : '<>', 'completed'));
+    if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_access.session_id', 'in', [...f.named]));
+    else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('session_access.search_name'), f.folded));
+    return eb.and(terms);
+  };
+}
+
 /** Visible to the user and matching the filters: what a listing may show. */
 function listable(storage: Storage, user: Reader, f: StatementFilters) {
   const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
@@ -106,9 +118,9 @@ function keyStatements(storage: Storage) {
       .select(['session_access.session_id as id', 'session_access.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'])
       .where('session_access.user_id', '=', q.user.id)
       .where('session_access.org_id', 'in', [...f.orgIds]);
-    // The channel is the access row's flag; the other filters test the session's row.
+    // The channel is the access row's flag; the other filters its copies of the session's columns (on index entries).
     if (isPublic !== undefined) query = query.where('session_access.is_public', '=', isPublic);
-    if (f.type !== undefined || f.completed !== undefined || f.named !== undefined || f.folded !== undefined) query = query.where(filtersOf(storage, q.user, f));
+    query = query.where(accessFiltersOf(storage, f));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);

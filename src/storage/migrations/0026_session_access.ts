@@ -33,20 +33,35 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
           union select user_id, session_id from session_collaborators
           union select user_id, session_id from session_participants) ties
     join sessions s on s.id = ties.session_id`.execute(db);
-  if (dialect.name === 'postgres') await postgresTriggers(db);
-  else await sqliteTriggers(db);
+  await accessTriggers(db, dialect, ['org_id', 'starts_at', 'is_public']);
 }
 
-const COPIED = 'org_id, starts_at, is_public';
-/** The columns a session row's change copies into its access rows, changed in `a` vs `b`. */
-const copiedChanged = (a: string, b: string) =>
-  COPIED.split(', ').map((c) => `${a}.${c} is distinct from ${b}.${c}`).join(' or ');
+/**
+ * The triggers that keep session_access, copying `copied` (columns of both tables) from the
+ * session row; migration 0029 builds them again with more columns.
+ */
+export async function accessTriggers(db: AnyDb, dialect: Dialect, copied: readonly string[]): Promise<void> {
+  const t = triggerSql(copied);
+  if (dialect.name === 'postgres') await postgresTriggers(db, t);
+  else await sqliteTriggers(db, t);
+}
 
-/** Adds `user`'s tie to `session` (from the sessions row), if none yet. */
-const addTie = (user: string, session: string) => `
+type TriggerSql = ReturnType<typeof triggerSql>;
+
+function triggerSql(columns: readonly string[]) {
+  const COPIED = columns.join(', ');
+  return {
+    columns,
+    /** The columns a session row's change copies into its access rows, changed in `a` vs `b`. */
+    copiedChanged: (a: string, b: string) => columns.map((c) => `${a}.${c} is distinct from ${b}.${c}`).join(' or '),
+    /** Adds `user`'s tie to `session` (from the sessions row), if none yet. */
+    addTie: (user: string, session: string) => `
   insert into session_access (user_id, session_id, ${COPIED})
-  select ${user}, s.id, s.org_id, s.starts_at, s.is_public from sessions s where s.id = ${session}
-  on conflict do nothing;`;
+  select ${user}, s.id, ${columns.map((c) => `s.${c}`).join(', ')} from sessions s where s.id = ${session}
+  on conflict do nothing;`,
+    copyFromSession: `update session_access set ${columns.map((c) => `${c} = new.${c}`).join(', ')} where session_id = new.id;`,
+  };
+}
 
 /** Drops `user`'s tie to `session` unless another source still ties them. */
 const dropTie = (user: string, session: string) => `
@@ -55,9 +70,7 @@ const dropTie = (user: string, session: string) => `
     and not exists (select 1 from session_collaborators c where c.session_id = ${session} and c.user_id = ${user})
     and not exists (select 1 from session_participants p where p.session_id = ${session} and p.user_id = ${user});`;
 
-const copyFromSession = `update session_access set org_id = new.org_id, starts_at = new.starts_at, is_public = new.is_public where session_id = new.id;`;
-
-async function postgresTriggers(db: AnyDb): Promise<void> {
+async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChanged, columns }: TriggerSql): Promise<void> {
   await sql.raw(`
     create function focus_session_access_tie() returns trigger language plpgsql as $$
     begin
@@ -83,11 +96,11 @@ async function postgresTriggers(db: AnyDb): Promise<void> {
   }
   await sql.raw(`create trigger sessions_access_insert after insert on sessions for each row execute function focus_session_access_session()`).execute(db);
   await sql.raw(`
-    create trigger sessions_access_update after update of org_id, starts_at, is_public, created_by on sessions for each row
+    create trigger sessions_access_update after update of ${columns.join(', ')}, created_by on sessions for each row
     when (${copiedChanged('old', 'new')} or old.created_by is distinct from new.created_by) execute function focus_session_access_session()`).execute(db);
 }
 
-async function sqliteTriggers(db: AnyDb): Promise<void> {
+async function sqliteTriggers(db: AnyDb, { addTie, copyFromSession, copiedChanged, columns }: TriggerSql): Promise<void> {
   for (const table of ['session_collaborators', 'session_participants']) {
     await sql.raw(`create trigger ${table}_access_insert after insert on ${table} begin ${addTie('new.user_id', 'new.session_id')} end`).execute(db);
     await sql.raw(`create trigger ${table}_access_delete after delete on ${table} begin ${dropTie('old.user_id', 'old.session_id')} end`).execute(db);
@@ -97,7 +110,7 @@ async function sqliteTriggers(db: AnyDb): Promise<void> {
   }
   await sql.raw(`create trigger sessions_access_insert after insert on sessions begin ${addTie('new.created_by', 'new.id')} end`).execute(db);
   await sql.raw(`
-    create trigger sessions_access_update after update of org_id, starts_at, is_public on sessions
+    create trigger sessions_access_update after update of ${columns.join(', ')} on sessions
     when ${copiedChanged('old', 'new').replaceAll('is distinct from', 'is not')} begin ${copyFromSession} end`).execute(db);
   await sql.raw(`
     create trigger sessions_access_creator after update of created_by on sessions when old.created_by is not new.created_by
