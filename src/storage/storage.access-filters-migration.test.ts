@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
-import { type Storage, openStorage } from './database.js';
 
 /*
  * 0029_session_access_filters on a database that already has sessions: every access row gets
  * its session's type, status and folded name, and the rebuilt triggers keep copying them.
  */
 describeEachDialect('migration 0029_session_access_filters', (dialect) => {
-  const database = useTestDatabase(dialect);
-  let storage: Storage;
-
-  beforeAll(() => {
-    storage = openStorage({ databaseUrl: database.url });
-  });
-  afterAll(async () => {
-    await storage.close();
-  });
+  const opened = useUnmigratedStorage(dialect);
 
   it('fills the copies of existing ties and keeps them after', async () => {
+    const { storage } = opened;
     expect((await storage.migrate('0028_public_keys_index')).at(-1)).toBe('0028_public_keys_index');
     const now = '2026-01-01T00:00:00.000Z';
     const { db } = storage;

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect, useTestDatabase } from '../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
+import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
-import { type Storage, openStorage } from './database.js';
 
 /*
  * 0006_user_timezone on a database that already has users and sessions: the users keep
@@ -9,17 +8,10 @@ import { type Storage, openStorage } from './database.js';
  * zone); their sessions are untouched.
  */
 describeEachDialect('migration 0006_user_timezone', (dialect) => {
-  const database = useTestDatabase(dialect);
-  let storage: Storage;
-
-  beforeAll(() => {
-    storage = openStorage({ databaseUrl: database.url });
-  });
-  afterAll(async () => {
-    await storage.close();
-  });
+  const opened = useUnmigratedStorage(dialect);
 
   it('leaves existing users on UTC and their sessions where they were', async () => {
+    const { storage } = opened;
     const applied = await storage.migrate('0005_idempotency_keys');
     expect(applied.at(-1)).toBe('0005_idempotency_keys');
     const now = '2026-01-01T00:00:00.000Z';

@@ -238,6 +238,15 @@ export function useTestDatabase(dialect: DialectName): TestDatabase {
   return openedForSuite('useTestDatabase', () => createTestDatabase(dialect), (database) => database.drop());
 }
 
+/**
+ * A storage on a database of its own, not migrated, for the enclosing suite: what a test of
+ * one migration on existing rows starts from (it migrates to the one before, writes, migrates on).
+ */
+export function useUnmigratedStorage(dialect: DialectName): { readonly storage: Storage } {
+  const database = useTestDatabase(dialect);
+  return openedForSuite('useUnmigratedStorage', () => Promise.resolve({ storage: openStorage({ databaseUrl: database.url }) }), (o) => o.storage.close());
+}
+
 /** createStorageFixture for the enclosing suite: opened in beforeAll, closed in afterAll. */
 export function useStorageFixture(dialect: DialectName, now?: string): StorageFixture {
   return openedForSuite('useStorageFixture', () => createStorageFixture(dialect, now), (fixture) => fixture.close());
