@@ -6,6 +6,7 @@ import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, strea
 import type { DatedPageQuery } from './sessions.occurrence-index.js';
 import { ONE_OFF } from './sessions.occurrences.js';
 import { joinedCount } from './sessions.participants-repository.js';
+import { accessFiltersOf } from './sessions.statements.js';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 
@@ -84,8 +85,15 @@ export function indexStatements(storage: Storage) {
         // The reader's sessions are few next to an org's: their occurrences are read by session,
         // through the primary key. A session's starts_at is its first occurrence's: one that
         // starts after the range has nothing in it, and its occurrences are not probed.
-        let personal = db.selectFrom('session_access as sa').select('sa.session_id').where('sa.user_id', '=', user.id).where('sa.org_id', 'in', orgs).where('sa.starts_at', '<', q.highest);
-        if (streams.personalPublic !== undefined) personal = personal.where('sa.is_public', '=', streams.personalPublic);
+        // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
+        let personal = db
+          .selectFrom('session_access')
+          .select('session_access.session_id')
+          .where('session_access.user_id', '=', user.id)
+          .where('session_access.org_id', 'in', orgs)
+          .where('session_access.starts_at', '<', q.highest)
+          .where(accessFiltersOf(storage, { type: q.filters.type, named: q.filters.named, folded: q.filters.folded }));
+        if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
         const flag = streams.personalPublic;
         reads.push(stream(storage, db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
       }
