@@ -170,7 +170,8 @@ async function postgresPhase(base: string): Promise<{ rows: PgRow[]; explains: R
     const focus = await startService(url);
     const rows: PgRow[] = [];
     try {
-      const measured: Shape[] = [{ name: TASKS, query: {} }, ...shapes(s)];
+      // GET /tasks first and last: the yardstick drifts with the machine (0.14–0.25 ms seen), so the ratios use both runs' mean.
+      const measured: Shape[] = [{ name: TASKS, query: {} }, ...shapes(s), { name: TASKS, query: {} }];
       await warmUp(focus, ['/api/v1/tasks', ...shapes(s).map(pathOf)], s.reader.token, START_WARMUP);
       for (const shape of measured) {
         const path = shape.name === TASKS ? '/api/v1/tasks' : pathOf(shape);
@@ -189,7 +190,14 @@ async function postgresPhase(base: string): Promise<{ rows: PgRow[]; explains: R
           }
         };
         const f = await load(focus, path, s.reader.token, { ...run, around });
-        rows.push({ shape: shape.name, focus: f, dbCpuMs: db / Math.max(1, f.requests), nodeCpuMs: node / Math.max(1, f.requests) });
+        const row = { shape: shape.name, focus: f, dbCpuMs: db / Math.max(1, f.requests), nodeCpuMs: node / Math.max(1, f.requests) };
+        const first = rows.find((r) => r.shape === TASKS);
+        if (first === undefined || shape.name !== TASKS) rows.push(row);
+        else {
+          log(`GET /tasks (50) database CPU: ${first.dbCpuMs.toFixed(3)} ms/request first, ${row.dbCpuMs.toFixed(3)} last; the ratios use their mean`);
+          first.dbCpuMs = (first.dbCpuMs + row.dbCpuMs) / 2;
+          first.nodeCpuMs = (first.nodeCpuMs + row.nodeCpuMs) / 2;
+        }
         process.stderr.write(`  postgres ${shape.name}: ${f.reqPerSec.toFixed(0)} req/s, database ${(db / Math.max(1, f.requests)).toFixed(2)} ms/request\n`);
       }
     } finally {
