@@ -46,6 +46,21 @@ export async function accessTriggers(db: AnyDb, dialect: Dialect, copied: readon
   else await sqliteTriggers(db, t);
 }
 
+/** Drops what accessTriggers created, named here beside the statements that create them (0029 rebuilds them). */
+export async function dropAccessTriggers(db: AnyDb, dialect: Dialect): Promise<void> {
+  if (dialect.name === 'postgres') {
+    for (const table of TIE_TABLES) await sql.raw(`drop trigger ${table}_access on ${table}`).execute(db);
+    for (const trigger of ['sessions_access_insert', 'sessions_access_update']) await sql.raw(`drop trigger ${trigger} on sessions`).execute(db);
+    for (const fn of ['focus_session_access_tie', 'focus_session_access_session']) await sql.raw(`drop function ${fn}()`).execute(db);
+  } else {
+    const triggers = ['sessions_access_insert', 'sessions_access_update', 'sessions_access_creator', ...TIE_TABLES.flatMap((t) => [`${t}_access_insert`, `${t}_access_delete`, `${t}_access_update`])];
+    for (const trigger of triggers) await sql.raw(`drop trigger ${trigger}`).execute(db);
+  }
+}
+
+/** The tables whose rows tie a user to a session besides its creator. */
+const TIE_TABLES = ['session_collaborators', 'session_participants'] as const;
+
 type TriggerSql = ReturnType<typeof triggerSql>;
 
 function triggerSql(columns: readonly string[]) {
@@ -91,7 +106,7 @@ async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChan
       end if;
       return null;
     end $$`).execute(db);
-  for (const table of ['session_collaborators', 'session_participants']) {
+  for (const table of TIE_TABLES) {
     await sql.raw(`create trigger ${table}_access after insert or delete or update of session_id, user_id on ${table} for each row execute function focus_session_access_tie()`).execute(db);
   }
   await sql.raw(`create trigger sessions_access_insert after insert on sessions for each row execute function focus_session_access_session()`).execute(db);
@@ -101,7 +116,7 @@ async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChan
 }
 
 async function sqliteTriggers(db: AnyDb, { addTie, copyFromSession, copiedChanged, columns }: TriggerSql): Promise<void> {
-  for (const table of ['session_collaborators', 'session_participants']) {
+  for (const table of TIE_TABLES) {
     await sql.raw(`create trigger ${table}_access_insert after insert on ${table} begin ${addTie('new.user_id', 'new.session_id')} end`).execute(db);
     await sql.raw(`create trigger ${table}_access_delete after delete on ${table} begin ${dropTie('old.user_id', 'old.session_id')} end`).execute(db);
     await sql.raw(`

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { accessTriggers } from './0026_session_access.js';
+import { accessTriggers, dropAccessTriggers } from './0026_session_access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -26,15 +26,6 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .columns(['user_id', 'starts_at', 'session_id', 'org_id', 'is_public', 'type', 'status', 'search_name'])
     .execute();
   await db.schema.dropIndex('session_access_listing_idx').execute();
-  if (dialect.name === 'postgres') {
-    for (const table of ['session_collaborators', 'session_participants']) await sql.raw(`drop trigger ${table}_access on ${table}`).execute(db);
-    for (const trigger of ['sessions_access_insert', 'sessions_access_update']) await sql.raw(`drop trigger ${trigger} on sessions`).execute(db);
-    await sql`drop function focus_session_access_tie()`.execute(db);
-    await sql`drop function focus_session_access_session()`.execute(db);
-  } else {
-    const triggers = ['sessions_access_insert', 'sessions_access_update', 'sessions_access_creator'];
-    for (const table of ['session_collaborators', 'session_participants']) triggers.push(`${table}_access_insert`, `${table}_access_delete`, `${table}_access_update`);
-    for (const trigger of triggers) await sql.raw(`drop trigger ${trigger}`).execute(db);
-  }
+  await dropAccessTriggers(db, dialect);
   await accessTriggers(db, dialect, ['org_id', 'starts_at', 'is_public', 'type', 'status', 'search_name']);
 }
