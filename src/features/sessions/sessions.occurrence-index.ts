@@ -45,6 +45,12 @@ export interface DatedPageQuery {
   limit: number;
 }
 
+/** A dated page's keys, and whether sessions may be indexed not far enough for its range (true also when the page had no row to say). */
+export interface DatedPage {
+  keys: DatedKey[];
+  unindexedAhead: boolean;
+}
+
 export type OccurrenceIndex = ReturnType<typeof createOccurrenceIndex>;
 
 /**
@@ -72,9 +78,9 @@ function indexReads(storage: Storage) {
      * The keys of one dated page after the cursor: the first `limit` of each stream
      * (streamsFor), merged. What another member keeps private is in no stream.
      */
-    async page(q: DatedPageQuery): Promise<DatedKey[]> {
+    async page(q: DatedPageQuery): Promise<DatedPage> {
       const rows = await pageQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters), ...instantsOf(q) });
-      return rows.map((r) => ({
+      const keys = rows.map((r) => ({
         startsAt: r.starts_at,
         id: r.session_id,
         date: r.occurrence_date,
@@ -82,6 +88,7 @@ function indexReads(storage: Storage) {
         completed: r.completed === 1,
         seen: { version: r.row_version, joined: Number(r.joined) },
       }));
+      return { keys, unindexedAhead: rows.length === 0 || rows[0]?.unindexed_ahead === 1 };
     },
 
     /**

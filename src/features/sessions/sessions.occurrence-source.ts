@@ -10,6 +10,7 @@ import { ONE_OFF, floorOn, occurrenceView, utcToday } from './sessions.occurrenc
 import { type OverrideFields, type Overrides, dayOf, movedDates, movesDay } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import type { UnindexedSession } from './sessions.repository.js';
+import type { UnindexedSide } from './sessions.statements.js';
 import { type Series, loadSeries } from './sessions.series.js';
 
 /*
@@ -21,6 +22,8 @@ import { type Series, loadSeries } from './sessions.series.js';
 
 type Range = { from: string; to: string };
 type After = Pick<DatedKey, 'startsAt' | 'id' | 'date'>;
+/** A dated listing's page: its keys after `after`, at most `limit`. */
+type DatedQuery = { user: AuthenticatedUser; filters: SessionFilters; range: Range; after: After | undefined; limit: number };
 type Expandable = Omit<UnindexedSession, 'indexed_from'>;
 
 /** The occurrences an expansion reads: each session's, removed ones left out, completion from the session and its host, and overrides. */
@@ -95,15 +98,11 @@ function unindexedSpans(s: UnindexedSession, range: Range): [string, string][] {
  * a listing beyond a series' horizon), expanded per request: lazily, after the cursor, and
  * merged so that only the first `take` are ever computed.
  */
-async function expandedPage(ctx: SessionsContext, user: AuthenticatedUser, filters: SessionFilters, range: Range, after: After | undefined, take: number): Promise<DatedKey[]> {
-  // Only a range that starts before today's floor (with two days' margin for other
-  // instances' clocks) can start before a series' indexed_from: the second statement runs for those alone.
-  const old = range.from < addDays(floorOn(utcToday()), 2);
-  const [ahead, before] = await Promise.all([
-    ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'ahead' }),
-    old ? ctx.sessions.unindexedInRange({ user, filters, ...range, side: 'before' }) : [],
-  ]);
-  const sessions = before.length === 0 ? ahead : [...new Map([...ahead, ...before].map((s) => [s.id, s])).values()];
+async function expandedPage(ctx: SessionsContext, q: DatedQuery, sides: readonly UnindexedSide[]): Promise<DatedKey[]> {
+  const { user, filters, range, after, limit: take } = q;
+  const found = await Promise.all(sides.map((side) => ctx.sessions.unindexedInRange({ user, filters, ...range, side })));
+  // A session unindexed on both sides is expanded once.
+  const sessions = [...new Map(found.flat().map((s) => [s.id, s])).values()];
   if (sessions.length === 0) return [];
   const { series, hostCompleted, overrides } = await expandable(ctx, sessions, range);
   function* keysOf(s: UnindexedSession): Generator<DatedKey> {
@@ -126,13 +125,19 @@ async function expandedPage(ctx: SessionsContext, user: AuthenticatedUser, filte
 const byListingOrder = (a: DatedKey, b: DatedKey) => (datedBefore(a, b) ? -1 : datedBefore(b, a) ? 1 : 0);
 const dedupeSorted = (keys: DatedKey[]) => [...new Map(keys.map((k) => [`${k.id}|${k.date}`, k])).values()].sort(byListingOrder);
 
-/** A dated listing's keys after the cursor, at most `limit`: the index's page merged with the expansion's. */
-export async function occurrencesIn(ctx: SessionsContext, q: { user: AuthenticatedUser; filters: SessionFilters; range: Range; after: After | undefined; limit: number }): Promise<DatedKey[]> {
-  const [indexed, expanded] = await Promise.all([
-    ctx.index.page({ user: q.user, filters: q.filters, ...q.range, after: q.after, limit: q.limit }),
-    expandedPage(ctx, q.user, q.filters, q.range, q.after, q.limit),
-  ]);
-  return expanded.length === 0 ? indexed : dedupeSorted([...indexed, ...expanded]).slice(0, q.limit);
+/**
+ * A dated listing's keys after the cursor, at most `limit`: the index's page merged with the
+ * expansion's. The page's statement tells whether any session may be indexed not far enough
+ * ahead: mostly not, and then a listing of days from today's floor on (with two days' margin for
+ * other instances' clocks; before it a series' indexed_from can be) runs no other statement of keys.
+ */
+export async function occurrencesIn(ctx: SessionsContext, q: DatedQuery): Promise<DatedKey[]> {
+  const indexed = await ctx.index.page({ user: q.user, filters: q.filters, ...q.range, after: q.after, limit: q.limit });
+  const sides: UnindexedSide[] = [];
+  if (indexed.unindexedAhead) sides.push('ahead');
+  if (q.range.from < addDays(floorOn(utcToday()), 2)) sides.push('before');
+  const expanded = sides.length === 0 ? [] : await expandedPage(ctx, q, sides);
+  return expanded.length === 0 ? indexed.keys : dedupeSorted([...indexed.keys, ...expanded]).slice(0, q.limit);
 }
 
 /**

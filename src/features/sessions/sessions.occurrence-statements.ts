@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, expressionBuilder, sql } from 'kysely';
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
@@ -54,6 +54,21 @@ function shared(storage: Storage, q: PageStatement) {
   };
 }
 
+/**
+ * 1 when a session of the listing's orgs may be indexed not far enough for the range (its
+ * indexed_through null or before `to`), whoever may see it: two probes of sessions_unindexed_idx
+ * per org, planned alike for any range. Only then does the listing read which sessions those are
+ * (unindexedInRange), so that mostly a page's keys are its only statement. Also 1 for a page without rows, which carries nothing.
+ */
+function mayBeUnindexedAhead(db: Db, q: PageStatement) {
+  const eb = expressionBuilder<Database, never>();
+  const probes = [...q.filters.orgIds].flatMap((orgId) => [
+    eb.exists(db.selectFrom('sessions').select(sql.lit(1).as('one')).where('sessions.org_id', '=', orgId).where('sessions.indexed_through', 'is', null)),
+    eb(db.selectFrom('sessions').select((e) => e.fn.min('sessions.indexed_through').as('least')).where('sessions.org_id', '=', orgId), '<', q.to),
+  ]);
+  return eb.case().when(eb.or(probes)).then(1).else(0).end();
+}
+
 /** One stream of a dated page: its first `limit` occurrences in listing order. */
 function stream(storage: Storage, db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
   return db
@@ -104,6 +119,7 @@ export function indexStatements(storage: Storage) {
         .selectFrom(page.as('k'))
         .innerJoin('sessions', 'sessions.id', 'k.session_id')
         .select((eb) => [
+          mayBeUnindexedAhead(db, q).as('unindexed_ahead'),
           'k.session_id',
           'k.occurrence_date',
           'k.starts_at',

@@ -103,7 +103,8 @@ describeEachDialect('session participation over HTTP', (dialect) => {
   });
 
   it('keeps the host\'s joined_at at the creation time, also once the host completes', async () => {
-    for (const overrides of [{}, { is_recurring: 1, occurrence: 'daily', schedule: utcToday() }]) {
+    // Today's occurrence starts at UTC midnight: it has started whenever the test runs.
+    for (const overrides of [{}, { is_recurring: 1, occurrence: 'daily', schedule: utcToday(), time: '00:00', timezone: 'UTC' }]) {
       const s = await createSession(t.alice, overrides);
       const before = (await t.alice.get(`/api/v1/sessions/${s.id}`)).body.data.participation;
       expect(before).toEqual({ joined: true, role: 'host', joined_at: s.created_at, completed_at: null });

@@ -6,7 +6,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type KeySeen, type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
 import type { RecurrenceRow } from './sessions.model.js';
 import { RECURRENCE_COLUMNS } from './sessions.model.js';
-import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, listedQuery, sessionStatements } from './sessions.statements.js';
+import { type ByIdsQuery, type PageKey, type SessionWithCreator, baseQuery, listedQuery, sessionStatements, type UnindexedSide } from './sessions.statements.js';
 import { sessionWrites } from './sessions.writes.js';
 import { visibleTo } from './sessions.visibility.js';
 
@@ -81,7 +81,7 @@ function sessionReads(storage: Storage) {
      * (side 'before'): series the index holds only from a later indexed_from. Completion is per occurrence,
      * so the caller applies that filter.
      */
-    unindexedInRange(q: { user: AuthenticatedUser; filters: SessionFilters; from: string; to: string; side: 'ahead' | 'before' }): Promise<UnindexedSession[]> {
+    unindexedInRange(q: { user: AuthenticatedUser; filters: SessionFilters; from: string; to: string; side: UnindexedSide }): Promise<UnindexedSession[]> {
       return unindexedQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters) });
     },
 

@@ -46,12 +46,14 @@ export interface KeysQuery {
   after: PageKey | undefined;
   limit: number;
 }
+/** Where the occurrence index stops short of a range: beyond a session's indexed_through, or before its indexed_from. */
+export type UnindexedSide = 'ahead' | 'before';
 export interface UnindexedQuery {
   user: Reader;
   filters: StatementFilters;
   from: string;
   to: string;
-  side: 'ahead' | 'before';
+  side: UnindexedSide;
 }
 export interface ByIdsQuery {
   ids: readonly number[];
