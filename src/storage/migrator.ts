@@ -27,6 +27,7 @@ import * as sessionAccess from './migrations/0026_session_access.js';
 import * as sessionRowVersion from './migrations/0027_session_row_version.js';
 import * as publicKeysIndex from './migrations/0028_public_keys_index.js';
 import * as sessionAccessFilters from './migrations/0029_session_access_filters.js';
+import * as datedPageProbes from './migrations/0030_dated_page_probes.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
@@ -59,6 +60,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0027_session_row_version': { up: (db) => sessionRowVersion.up(db, dialect) },
     '0028_public_keys_index': { up: (db) => publicKeysIndex.up(db) },
     '0029_session_access_filters': { up: (db) => sessionAccessFilters.up(db, dialect) },
+    '0030_dated_page_probes': { up: (db) => datedPageProbes.up(db, dialect) },
   };
 }
 

@@ -41,6 +41,8 @@ export interface SessionAccessTable {
   type: SessionType;
   status: Status;
   search_name: string;
+  /** Copied from the session (migration 0030): a dated page probes a one-off's occurrence only when it starts in the range. */
+  is_recurring: Flag;
 }
 
 export interface SessionParticipantsTable {

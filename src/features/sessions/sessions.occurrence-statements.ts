@@ -56,16 +56,20 @@ function shared(storage: Storage, q: PageStatement) {
 
 /**
  * 1 when a session of the listing's orgs may be indexed not far enough for the range (its
- * indexed_through null or before `to`), whoever may see it: two probes of sessions_unindexed_idx
- * per org, planned alike for any range. Only then does the listing read which sessions those are
+ * indexed_through null or before `to`), whoever may see it: per org, a probe of the never-indexed
+ * sessions' index (0030, mostly empty) and the first entry of sessions_unindexed_idx, each
+ * with one plan for any range. Only then does the listing read which sessions those are
  * (unindexedInRange), so that mostly a page's keys are its only statement. Also 1 for a page without rows, which carries nothing.
  */
 function mayBeUnindexedAhead(db: Db, q: PageStatement) {
   const eb = expressionBuilder<Database, never>();
-  const probes = [...q.filters.orgIds].flatMap((orgId) => [
-    eb.exists(db.selectFrom('sessions').select(sql.lit(1).as('one')).where('sessions.org_id', '=', orgId).where('sessions.indexed_through', 'is', null)),
-    eb(db.selectFrom('sessions').select((e) => e.fn.min('sessions.indexed_through').as('least')).where('sessions.org_id', '=', orgId), '<', q.to),
-  ]);
+  const probes = [...q.filters.orgIds].flatMap((orgId) => {
+    const ofOrg = db.selectFrom('sessions').where('sessions.org_id', '=', orgId);
+    return [
+      eb.exists(ofOrg.select(sql.lit(1).as('one')).where('sessions.indexed_through', 'is', null)),
+      eb(ofOrg.select('sessions.indexed_through').where('sessions.indexed_through', 'is not', null).orderBy('sessions.indexed_through').limit(1), '<', q.to),
+    ];
+  });
   return eb.case().when(eb.or(probes)).then(1).else(0).end();
 }
 
@@ -107,6 +111,8 @@ export function indexStatements(storage: Storage) {
           .where('session_access.user_id', '=', user.id)
           .where('session_access.org_id', 'in', orgs)
           .where('session_access.starts_at', '<', q.highest)
+          // A one-off takes place at its start: one that started before the range is not probed (a series' first start tells less).
+          .where((eb) => eb.or([eb('session_access.is_recurring', '=', 1), eb('session_access.starts_at', '>=', q.lowest)]))
           .where(accessFiltersOf(storage, { type: q.filters.type, named: q.filters.named, folded: q.filters.folded }));
         if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
         const flag = streams.personalPublic;
