@@ -73,8 +73,12 @@ export function tiedIds(db: Db, user: Pick<Reader, 'id'>) {
 
 export type Condition = Expression<SqlBool>;
 
-/** What a listing's keys statement reads beside a key: the row's version, and the counted occurrence's participants (null: not counted there). */
-export type KeySeen = { version: number; joined: number | null };
+/**
+ * What a listing's keys statement reads beside a key: the row's version, the counted occurrence's
+ * participants (null: not counted there) and, for a dated key of a series, its occurrence's
+ * override `fields` as stored (null: none; absent: not read).
+ */
+export type KeySeen = { version: number; joined: number | null; override?: string | null };
 
 /**
  * The streams of a page as one statement: each part keeps its own order and limit, so each

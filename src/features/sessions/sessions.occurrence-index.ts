@@ -86,7 +86,7 @@ function indexReads(storage: Storage) {
         date: r.occurrence_date,
         endsAt: r.ends_at,
         completed: r.completed === 1,
-        seen: { version: r.row_version, joined: Number(r.joined) },
+        seen: { version: r.row_version, joined: Number(r.joined), override: r.override },
       }));
       return { keys, unindexedAhead: rows.length === 0 || rows[0]?.unindexed_ahead === 1 };
     },

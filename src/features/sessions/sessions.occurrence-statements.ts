@@ -133,6 +133,13 @@ export function indexStatements(storage: Storage) {
           'k.completed',
           'sessions.row_version',
           joinedCount(eb.ref('k.session_id'), eb.case().when('sessions.is_recurring', '=', 1).then(eb.ref('k.occurrence_date')).else(sql.lit(ONE_OFF)).end(), eb.ref('sessions.created_by')).as('joined'),
+          // A series' occurrence as an override edited it (a one-off has none): read here, so that a page needs no statement of overrides.
+          eb
+            .case()
+            .when('sessions.is_recurring', '=', 1)
+            .then(eb.selectFrom('session_overrides').select('session_overrides.fields').whereRef('session_overrides.session_id', '=', 'k.session_id').whereRef('session_overrides.occurrence_date', '=', 'k.occurrence_date'))
+            .end()
+            .as('override'),
         ])
         .orderBy('k.starts_at')
         .orderBy('k.session_id')

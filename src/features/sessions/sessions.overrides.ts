@@ -19,6 +19,9 @@ export type OverrideFields = Partial<Pick<SessionRow, 'name' | 'time_minutes' | 
 /** Overrides by occurrenceKey(session id, original date). */
 export type Overrides = ReadonlyMap<string, OverrideFields>;
 
+/** An override's stored `fields` read back. */
+export const fieldsOf = (stored: string): OverrideFields => JSON.parse(stored) as OverrideFields;
+
 export const NO_OVERRIDES: Overrides = new Map();
 
 /** Occurrences per read of their overrides: their sessions and dates stay well within both databases' parameter limits. */
@@ -81,7 +84,7 @@ export const overrideRows = {
     const out = new Map<string, OverrideFields>();
     if (sessionIds.length === 0) return out;
     const rows = await db.selectFrom('session_overrides').select(['session_id', 'occurrence_date', 'fields']).where('session_id', 'in', [...new Set(sessionIds)]).execute();
-    for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), JSON.parse(r.fields) as OverrideFields);
+    for (const r of rows) out.set(occurrenceKey(r.session_id, r.occurrence_date), fieldsOf(r.fields));
     return out;
   },
 
@@ -102,7 +105,7 @@ export const overrideRows = {
         .execute();
       for (const r of rows) {
         const key = occurrenceKey(r.session_id, r.occurrence_date);
-        if (wanted.has(key)) out.set(key, JSON.parse(r.fields) as OverrideFields);
+        if (wanted.has(key)) out.set(key, fieldsOf(r.fields));
       }
     }
     return out;

@@ -8,7 +8,7 @@ import { FULLY_INDEXED, type IndexedDate } from './sessions.occurrence-index.js'
 import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
-import { type Overrides, overriddenRow } from './sessions.overrides.js';
+import { type OverrideFields, type Overrides, fieldsOf, overriddenRow } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
 import { type SessionWithCreator, collaboratorsOf } from './sessions.repository.js';
 import type { Participation, Session } from './sessions.schema.js';
@@ -55,7 +55,8 @@ export interface LoadQuery {
  * participants of (for a series shown as a whole: its next one), those counts, and
  * optionally the caller's participation. Four queries whatever the page, plus one in the
  * rare case a series is not in the occurrence index far enough; for a listing page whose
- * keys came `seen` and whose rows are kept, only the series' next dates (with their counts).
+ * keys came `seen` (a dated key with its occurrence's override) and whose rows are kept, only
+ * the series' next dates (with their counts).
  */
 export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Promise<ReadSet> {
   const ids = q.items.map((i) => i.id);
@@ -93,15 +94,33 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const known = knownCounts(q.items, counted, rows, next);
   // The overrides a record shows: a dated item's, and the next occurrence's of a series the
   // index does not hold far enough (its phase); an indexed series' phase takes the index's instants.
-  const overrideKeys = q.items.flatMap((item, i) => (item.occurrence !== undefined || series.has(item.id)) && counted[i] !== null && counted[i] !== ONE_OFF ? [{ sessionId: item.id, date: counted[i] as string }] : []);
-  const [counts, participation, overrides] = await Promise.all([
+  const seen = seenOverrides(q.items, rows);
+  const overrideKeys = q.items.flatMap((item, i) =>
+    (item.occurrence !== undefined || series.has(item.id)) && counted[i] !== null && counted[i] !== ONE_OFF && !seen.has(occurrenceKey(item.id, counted[i] as string)) ? [{ sessionId: item.id, date: counted[i] as string }] : [],
+  );
+  const [counts, participation, read] = await Promise.all([
     ctx.participants.counts(db, countKeys.filter((k) => !known.has(occurrenceKey(k.sessionId, k.date))).map((k) => ({ sessionId: k.sessionId, occurrenceDate: k.date }))),
     q.participation === true ? ctx.participants.ofUser(db, { userId: q.user.id, keys: countKeys }) : undefined,
     ctx.overrides.at(db, overrideKeys),
   ]);
+  const overrides = new Map([...[...seen].flatMap(([key, fields]) => (fields === null ? [] : [[key, fields] as const])), ...read]);
   const seriesPhases = wholeSeriesPhases(rows, next, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
   return { rows, collaborators, counted, counts: new Map([...known, ...counts]), rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
+}
+
+/**
+ * The overrides read beside dated keys (KeySeen.override), by occurrenceKey (null: none), of the
+ * items whose row is as the keys statement saw it: as with counts, a changed row is read afresh.
+ */
+function seenOverrides(items: readonly ItemKey[], rows: ReadonlyMap<number, SessionWithCreator>): Map<string, OverrideFields | null> {
+  const out = new Map<string, OverrideFields | null>();
+  for (const item of items) {
+    const stored = item.seen?.override;
+    if (item.occurrence === undefined || stored === undefined || rows.get(item.id)?.row_version !== item.seen?.version) continue;
+    out.set(occurrenceKey(item.id, item.occurrence.date), stored === null ? null : fieldsOf(stored));
+  }
+  return out;
 }
 
 /**
