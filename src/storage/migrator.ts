@@ -30,7 +30,7 @@ import * as sessionAccessFilters from './migrations/0029_session_access_filters.
 import * as datedPageProbes from './migrations/0030_dated_page_probes.js';
 import type { Database } from './tables.js';
 
-/** Migrations in order; names are permanent once released. Each only adds (0003, 0004 and 0011 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
+/** Migrations in order; names are permanent once released. Each only adds (0003, 0004, 0011, 0029 and 0030 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': { up: (db) => initial.up(db, dialect) },
