@@ -6,7 +6,7 @@ import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, strea
 import type { DatedPageQuery } from './sessions.occurrence-index.js';
 import { ONE_OFF } from './sessions.occurrences.js';
 import { joinedCount } from './sessions.participants-repository.js';
-import { accessFiltersOf } from './sessions.statements.js';
+import { columnFiltersOf, indexedShortOf } from './sessions.statements.js';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 
@@ -24,8 +24,8 @@ type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | '
 /** What the statement of a dated page is built from: the query, the reader narrowed, the instants computed. */
 type PageStatement = Omit<DatedPageQuery, 'user' | 'filters'> & { user: Reader; filters: StatementFilters; lowest: string; highest: string };
 
-/** Conditions every stream of a dated page shares: the range, the cursor and the filters. */
-function shared(storage: Storage, q: PageStatement) {
+/** Conditions every stream of a dated page shares: the range, the cursor and the occurrence's completion. */
+function shared(q: PageStatement) {
   const { filters: f, after } = q;
   return (eb: Occ): Expression<SqlBool> => {
     const terms: Expression<SqlBool>[] = [
@@ -37,10 +37,22 @@ function shared(storage: Storage, q: PageStatement) {
     if (after !== undefined) {
       terms.push(eb(eb.refTuple('session_occurrences.starts_at', 'session_occurrences.session_id', 'session_occurrences.occurrence_date'), '>', eb.tuple(after.startsAt, after.id, after.date)));
     }
-    if (f.type !== undefined) terms.push(eb('session_occurrences.type', '=', f.type));
     // A literal, so that the partial index of completed occurrences matches the query.
     if (f.completed === 1) terms.push(sql<SqlBool>`session_occurrences.completed = 1`);
     if (f.completed === 0) terms.push(sql<SqlBool>`session_occurrences.completed = 0`);
+    return eb.and(terms);
+  };
+}
+
+/**
+ * The session's filters (type, named, keyword) on an org's public occurrences. Type and name
+ * are the session's on every occurrence (no override sets them); the personal stream tests
+ * them on its access rows' copies instead (columnFiltersOf).
+ */
+function sessionFilters(storage: Storage, f: StatementFilters) {
+  return (eb: Occ): Expression<SqlBool> => {
+    const terms: Expression<SqlBool>[] = [];
+    if (f.type !== undefined) terms.push(eb('session_occurrences.type', '=', f.type));
     if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_occurrences.session_id', 'in', [...f.named]));
     else if (f.folded !== undefined) {
       // The name of this row's session, tested here: a scalar subquery is looked up per row
@@ -65,20 +77,21 @@ function mayBeUnindexedAhead(db: Db, q: PageStatement) {
   const eb = expressionBuilder<Database, never>();
   const probes = [...q.filters.orgIds].flatMap((orgId) => {
     const ofOrg = db.selectFrom('sessions').where('sessions.org_id', '=', orgId);
+    const short = indexedShortOf(q.to);
     return [
-      eb.exists(ofOrg.select(sql.lit(1).as('one')).where('sessions.indexed_through', 'is', null)),
-      eb(ofOrg.select('sessions.indexed_through').where('sessions.indexed_through', 'is not', null).orderBy('sessions.indexed_through').limit(1), '<', q.to),
+      eb.exists(ofOrg.select(sql.lit(1).as('one')).where(short.never)),
+      short.before(ofOrg.select('sessions.indexed_through').where('sessions.indexed_through', 'is not', null).orderBy('sessions.indexed_through').limit(1).$asScalar()),
     ];
   });
   return eb.case().when(eb.or(probes)).then(1).else(0).end();
 }
 
 /** One stream of a dated page: its first `limit` occurrences in listing order. */
-function stream(storage: Storage, db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
+function stream(db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
   return db
     .selectFrom('session_occurrences')
     .select(['session_occurrences.session_id', 'session_occurrences.occurrence_date', 'session_occurrences.starts_at', 'session_occurrences.ends_at', 'session_occurrences.completed'])
-    .where(shared(storage, q))
+    .where(shared(q))
     .where(where)
     .orderBy('session_occurrences.starts_at')
     .orderBy('session_occurrences.session_id')
@@ -86,40 +99,45 @@ function stream(storage: Storage, db: Db, where: (eb: Occ) => Expression<SqlBool
     .limit(q.limit);
 }
 
-/** The statements of the occurrence index's reads (storage/prepared.ts): a dated page's keys, a series' next dates. */
-export function indexStatements(storage: Storage) {
-  /** The statement of page(). */
-  const pageQuery = prepared(
+/** A dated page's keys: each stream's first `limit` occurrences, merged and cut at the page. */
+function pageKeys(storage: Storage, db: Db, q: PageStatement) {
+  const { user, filters: f } = q;
+  const streams = streamsFor(f);
+  const orgs = [...f.orgIds];
+  const reads: ReturnType<typeof stream>[] = [];
+  if (streams.public) {
+    // A literal, so that the partial index of public occurrences matches the query.
+    const ofOrg = (orgId: number) => (eb: Occ) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`, sessionFilters(storage, f)(eb)]);
+    for (const orgId of orgs) reads.push(stream(db, ofOrg(orgId), q));
+  }
+  if (streams.personal) {
+    // The reader's sessions are few next to an org's: their occurrences are read by session,
+    // through the primary key. A session's starts_at is its first occurrence's: one that
+    // starts after the range has nothing in it, and its occurrences are not probed.
+    // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
+    let personal = db
+      .selectFrom('session_access')
+      .select('session_access.session_id')
+      .where('session_access.user_id', '=', user.id)
+      .where('session_access.org_id', 'in', orgs)
+      .where('session_access.starts_at', '<', q.highest)
+      // A one-off takes place at its start: one that started before the range is not probed (a series' first start tells less).
+      .where((eb) => eb.or([eb('session_access.is_recurring', '=', 1), eb('session_access.starts_at', '>=', q.lowest)]))
+      .where(columnFiltersOf(storage, 'session_access', { type: f.type, named: f.named, folded: f.folded }));
+    if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
+    const flag = streams.personalPublic;
+    reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
+  }
+  // streamsFor always picks a stream: the personal one whenever the public ones are not read.
+  return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
+}
+
+/** The statement of page(): its keys, each with what the page reads beside it. */
+function datedPageQuery(storage: Storage) {
+  return prepared(
     [...READER_PARAMS, ...FILTER_PARAMS, 'from', 'to', 'lowest', 'highest', 'after.startsAt', 'after.id', 'after.date', 'limit'],
     (db, q: PageStatement) => {
-      const { user, filters: f } = q;
-      const streams = streamsFor(f);
-      const orgs = [...f.orgIds];
-      const reads: ReturnType<typeof stream>[] = [];
-      if (streams.public) {
-        // A literal, so that the partial index of public occurrences matches the query.
-        for (const orgId of orgs) reads.push(stream(storage, db, (eb) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`]), q));
-      }
-      if (streams.personal) {
-        // The reader's sessions are few next to an org's: their occurrences are read by session,
-        // through the primary key. A session's starts_at is its first occurrence's: one that
-        // starts after the range has nothing in it, and its occurrences are not probed.
-        // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
-        let personal = db
-          .selectFrom('session_access')
-          .select('session_access.session_id')
-          .where('session_access.user_id', '=', user.id)
-          .where('session_access.org_id', 'in', orgs)
-          .where('session_access.starts_at', '<', q.highest)
-          // A one-off takes place at its start: one that started before the range is not probed (a series' first start tells less).
-          .where((eb) => eb.or([eb('session_access.is_recurring', '=', 1), eb('session_access.starts_at', '>=', q.lowest)]))
-          .where(accessFiltersOf(storage, { type: q.filters.type, named: q.filters.named, folded: q.filters.folded }));
-        if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
-        const flag = streams.personalPublic;
-        reads.push(stream(storage, db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
-      }
-      // streamsFor always picks a stream: the personal one whenever the public ones are not read.
-      const page = streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
+      const page = pageKeys(storage, db, q);
       // Each key with its row's version and its occurrence's participants (a one-off's under ONE_OFF), as of the streams' snapshot.
       return db
         .selectFrom(page.as('k'))
@@ -147,9 +165,11 @@ export function indexStatements(storage: Storage) {
     },
     { named: true },
   );
+}
 
-  /** The statement of nextDates: `sessionIds` distinct and at least one. */
-  const nextDatesQuery = prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
+/** The statement of nextDates: `sessionIds` distinct and at least one. */
+function nextDatesQuery(storage: Storage) {
+  return prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
     // The first three dates in one seek, as one list of `date|starts_at|ends_at|joined` (nextOf reads each
     // back), the instants as an override set them: one probe per series instead of one per date.
     const firstThree = (eb: ExpressionBuilder<Database, 'sessions'>) =>
@@ -168,6 +188,9 @@ export function indexStatements(storage: Storage) {
       .select((eb) => ['sessions.id', eb.selectFrom(firstThree(eb)).select((e) => storage.commaList(e.ref('n.next')).as('list')).as('dates')])
       .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
   }, { named: true });
+}
 
-  return { pageQuery, nextDatesQuery };
+/** The statements of the occurrence index's reads (storage/prepared.ts): a dated page's keys, a series' next dates. */
+export function indexStatements(storage: Storage) {
+  return { pageQuery: datedPageQuery(storage), nextDatesQuery: nextDatesQuery(storage) };
 }

@@ -109,6 +109,11 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   return { rows, collaborators, counted, counts: new Map([...known, ...counts]), rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
 }
 
+/** Whether the item's row is as the keys statement saw it: only then is what it read beside the key used. */
+function asSeen(item: ItemKey, rows: ReadonlyMap<number, SessionWithCreator>): boolean {
+  return item.seen !== undefined && rows.get(item.id)?.row_version === item.seen.version;
+}
+
 /**
  * The overrides read beside dated keys (KeySeen.override), by occurrenceKey (null: none), of the
  * items whose row is as the keys statement saw it: as with counts, a changed row is read afresh.
@@ -117,7 +122,7 @@ function seenOverrides(items: readonly ItemKey[], rows: ReadonlyMap<number, Sess
   const out = new Map<string, OverrideFields | null>();
   for (const item of items) {
     const stored = item.seen?.override;
-    if (item.occurrence === undefined || stored === undefined || rows.get(item.id)?.row_version !== item.seen?.version) continue;
+    if (item.occurrence === undefined || stored === undefined || !asSeen(item, rows)) continue;
     out.set(occurrenceKey(item.id, item.occurrence.date), stored === null ? null : fieldsOf(stored));
   }
   return out;
@@ -139,7 +144,7 @@ function knownCounts(
     if (date === null || date === undefined) return;
     const key = occurrenceKey(item.id, date);
     const joined = item.seen?.joined ?? null;
-    if (joined !== null && rows.get(item.id)?.row_version === item.seen?.version) out.set(key, joined);
+    if (joined !== null && asSeen(item, rows)) out.set(key, joined);
     else if (item.occurrence === undefined) {
       const indexed = next.get(item.id)?.find((d) => d.date === date);
       if (indexed !== undefined) out.set(key, indexed.joined);

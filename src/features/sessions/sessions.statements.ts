@@ -1,4 +1,4 @@
-import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, expressionBuilder, sql } from 'kysely';
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, SessionRow } from '../../storage/tables.js';
@@ -63,26 +63,39 @@ export interface ByIdsQuery {
 /** The filters every listing applies to a session row, visibility aside. */
 function filtersOf(storage: Storage, user: Reader, f: StatementFilters) {
   return (eb: Sessions): Expression<SqlBool> => {
-    const terms: Expression<SqlBool>[] = [];
+    const terms: Expression<SqlBool>[] = [columnFiltersOf(storage, 'sessions', f)];
     if (f.channel !== undefined) terms.push(eb('sessions.is_public', '=', f.channel === 'public' ? 1 : 0));
-    if (f.type !== undefined) terms.push(eb('sessions.type', '=', f.type));
-    if (f.completed !== undefined) terms.push(eb('sessions.status', f.completed === 1 ? '=' : '<>', 'completed'));
     if (f.source === 'user') terms.push(tiedToInSql(user)(eb));
-    if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('sessions.id', 'in', [...f.named]));
-    else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('sessions.search_name'), f.folded));
     return eb.and(terms);
   };
 }
 
-/** The filters of a personal stream on its session_access rows (migration 0029), visibility and channel aside: every row is the reader's own. */
-export function accessFiltersOf(storage: Storage, f: Pick<StatementFilters, 'type' | 'completed' | 'named' | 'folded'>) {
-  return (eb: ExpressionBuilder<Database, 'session_access'>): Expression<SqlBool> => {
-    const terms: Expression<SqlBool>[] = [];
-    if (f.type !== undefined) terms.push(eb('session_access.type', '=', f.type));
-    if (f.completed !== undefined) terms.push(eb('session_access.status', f.completed === 1 ? '=' : '<>', 'completed'));
-    if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb('session_access.session_id', 'in', [...f.named]));
-    else if (f.folded !== undefined) terms.push(storage.foldedContains(eb.ref('session_access.search_name'), f.folded));
-    return eb.and(terms);
+/** A session row, or a reader's access row holding copies of its columns (migration 0029): both name them alike. */
+type FilteredTable = 'sessions' | 'session_access';
+const SESSION_ID_OF = { sessions: 'id', session_access: 'session_id' } as const;
+
+/** The filters of a session's own columns (type, completion, named, keyword), tested on `table`'s. */
+export function columnFiltersOf(storage: Storage, table: FilteredTable, f: Pick<StatementFilters, 'type' | 'completed' | 'named' | 'folded'>): Expression<SqlBool> {
+  const eb = expressionBuilder<Database, FilteredTable>();
+  const column = (name: 'type' | 'status' | 'search_name') => sql.ref<string>(`${table}.${name}`);
+  const terms: Expression<SqlBool>[] = [];
+  if (f.type !== undefined) terms.push(eb(column('type'), '=', f.type));
+  if (f.completed !== undefined) terms.push(eb(column('status'), f.completed === 1 ? '=' : '<>', 'completed'));
+  if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb(sql.ref<number>(`${table}.${SESSION_ID_OF[table]}`), 'in', [...f.named]));
+  else if (f.folded !== undefined) terms.push(storage.foldedContains(column('search_name'), f.folded));
+  return eb.and(terms);
+}
+
+/**
+ * Sessions the occurrence index stops short of `to`: never indexed, or indexed through an
+ * earlier day. Two parts, each one index's shape: mayBeUnindexedAhead probes them apart.
+ */
+export function indexedShortOf(to: string) {
+  const eb = expressionBuilder<Database, 'sessions'>();
+  return {
+    never: eb('sessions.indexed_through', 'is', null),
+    /** `through` (a session's indexed_through, or the least of an org's) is before `to`. */
+    before: (through: Expression<string | null>) => eb(through, '<', to),
   };
 }
 
@@ -122,7 +135,7 @@ function keyStatements(storage: Storage) {
       .where('session_access.org_id', 'in', [...f.orgIds]);
     // The channel is the access row's flag; the other filters its copies of the session's columns (on index entries).
     if (isPublic !== undefined) query = query.where('session_access.is_public', '=', isPublic);
-    query = query.where(accessFiltersOf(storage, f));
+    query = query.where(columnFiltersOf(storage, 'session_access', f));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);
@@ -160,11 +173,11 @@ function keyStatements(storage: Storage) {
     return db
       .selectFrom('sessions')
       .select([...RECURRENCE_COLUMNS.map((c) => `sessions.${c}` as const), 'sessions.indexed_through', 'sessions.indexed_from'])
-      .where((eb) =>
-        q.side === 'ahead'
-          ? eb.or([eb('sessions.indexed_through', 'is', null), eb('sessions.indexed_through', '<', q.to)])
-          : eb('sessions.indexed_from', '>', q.from),
-      )
+      .where((eb) => {
+        if (q.side === 'before') return eb('sessions.indexed_from', '>', q.from);
+        const short = indexedShortOf(q.to);
+        return eb.or([short.never, short.before(eb.ref('sessions.indexed_through'))]);
+      })
       .where((eb) => eb('sessions.org_id', 'in', [...f.orgIds]))
       .where(listable(storage, q.user, f))
       .where((eb) =>
