@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
 import { createSessionsRepository } from './sessions.repository.js';
+import { addDays } from '../recurrence/recurrence.dates.js';
 import { createSession, listAllSessions } from './sessions.test-helpers.js';
 
 /*
@@ -26,6 +27,19 @@ describeEachDialect('rows kept between pages', (dialect) => {
     expect(await names()).toEqual(['kept a2||waiting', 'kept b||completed']);
     await t.storage.db.updateTable('sessions').set({ name: 'kept a3', search_name: 'kept a3' }).where('id', '=', a.id).execute();
     expect(await names()).toEqual(['kept a3||waiting', 'kept b||completed']);
+  });
+
+  // A series' next dates and their participants come with its key (issue 36): each page reads them afresh.
+  it('shows a series\' next occurrence as it is now: who joined it, and where an edit moved it', async () => {
+    const tomorrow = addDays(new Date().toISOString().slice(0, 10), 1);
+    const series = await createSession(t.alice, { name: 'kept series', is_public: true, is_recurring: 1, occurrence: 'daily', schedule: tomorrow, timezone: 'UTC' });
+    const shown = async () => (await listAllSessions(t.alice, 'keyword=kept%20series', 50)).map((s) => `${s.starts_at.slice(0, 10)}|${s.participants_count}`);
+    expect(await shown()).toEqual([`${tomorrow}|1`]);
+    expect((await t.bob.post(`/api/v1/sessions/${series.id}/join?date=${tomorrow}`)).status).toBe(200);
+    expect(await shown()).toEqual([`${tomorrow}|2`]);
+    // Moved a day later: its first occurrence is one nobody joined yet.
+    expect((await t.alice.put(`/api/v1/sessions/${series.id}`, { schedule: addDays(tomorrow, 1) })).status).toBe(200);
+    expect(await shown()).toEqual([`${addDays(tomorrow, 1)}|1`]);
   });
 
   it('never keeps a row read inside a transaction that does not commit', async () => {

@@ -78,7 +78,13 @@ export type Condition = Expression<SqlBool>;
  * participants (null: not counted there) and, for a dated key of a series, its occurrence's
  * override `fields` as stored (null: none; absent: not read).
  */
-export type KeySeen = { version: number; joined: number | null; override?: string | null };
+export type KeySeen = {
+  version: number;
+  joined: number | null;
+  override?: string | null;
+  /** A series' first three indexed dates from `from` (nextThreeList; null: none), read when the listing asked. */
+  next?: { from: string; list: string | null };
+};
 
 /**
  * The streams of a page as one statement: each part keeps its own order and limit, so each

@@ -7,7 +7,7 @@ import type { SessionsContext } from './sessions.context.js';
 import type { DatedKey } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { occurrencesIn } from './sessions.occurrence-source.js';
-import { type ItemKey, loadItems, renderItems } from './sessions.read-model.js';
+import { type ItemKey, loadItems, nextDatesFrom, renderItems } from './sessions.read-model.js';
 import { LAST_SESSION_DATE, type Session } from './sessions.schema.js';
 import { type ListSessionsQuery } from './sessions.route-schema.js';
 
@@ -81,7 +81,8 @@ export async function listSessions(
   let more: boolean;
   if (range === undefined) {
     const after = query.cursor === undefined ? undefined : undatedCursor(query.cursor);
-    const keys = await ctx.sessions.keys({ user, filters, after, limit: limit + 1 });
+    // A series' next dates read with its key: a page of kept rows is one statement.
+    const keys = await ctx.sessions.keys({ user, filters, after, limit: limit + 1, nextFrom: nextDatesFrom(new Date()) });
     more = keys.length > limit;
     items = keys.slice(0, limit).map((k) => ({ id: k.id, seen: k.seen }));
     cursors = keys.slice(0, limit).map((k) => encodeCursor([k.startsAt, k.id]));

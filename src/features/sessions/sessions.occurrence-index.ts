@@ -32,6 +32,11 @@ function nextOf(column: string): IndexedDate & { joined: number } {
   return { date, starts_at, ends_at, joined: Number(joined) };
 }
 
+/** A list of nextThreeList's entries read back, in date order (the list's order is not the statement's to keep). */
+export function nextListOf(list: string): (IndexedDate & { joined: number })[] {
+  return list.split(',').sort().map(nextOf);
+}
+
 /** The last date a fully indexed session holds: nothing after it will ever be added. */
 export const FULLY_INDEXED = '9999-12-31';
 
@@ -102,8 +107,7 @@ function indexReads(storage: Storage) {
       if (q.sessionIds.length === 0) return out;
       const rows = await nextDatesQuery.execute(db, { sessionIds: [...new Set(q.sessionIds)], from: q.from });
       for (const r of rows) {
-        // The list's order is not the statement's to keep: sorted here (dates lead each entry).
-        if (r.dates !== null) out.set(r.id, r.dates.split(',').sort().map(nextOf));
+        if (r.dates !== null) out.set(r.id, nextListOf(r.dates));
       }
       return out;
     },

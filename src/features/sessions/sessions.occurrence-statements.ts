@@ -6,7 +6,7 @@ import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, strea
 import type { DatedPageQuery } from './sessions.occurrence-index.js';
 import { ONE_OFF } from './sessions.occurrences.js';
 import { joinedCount } from './sessions.participants-repository.js';
-import { columnFiltersOf, indexedShortOf } from './sessions.statements.js';
+import { columnFiltersOf, indexedShortOf, nextThreeList } from './sessions.statements.js';
 
 type Occ = ExpressionBuilder<Database, 'session_occurrences'>;
 
@@ -169,25 +169,11 @@ function datedPageQuery(storage: Storage) {
 
 /** The statement of nextDates: `sessionIds` distinct and at least one. */
 function nextDatesQuery(storage: Storage) {
-  return prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) => {
-    // The first three dates in one seek, as one list of `date|starts_at|ends_at|joined` (nextOf reads each
-    // back), the instants as an override set them: one probe per series instead of one per date.
-    const firstThree = (eb: ExpressionBuilder<Database, 'sessions'>) =>
-      eb
-        .selectFrom('session_occurrences')
-        .select(
-          sql<string>`session_occurrences.occurrence_date || '|' || session_occurrences.starts_at || '|' || session_occurrences.ends_at || '|' || ${joinedCount(sql.ref('session_occurrences.session_id'), sql.ref('session_occurrences.occurrence_date'), sql.ref('sessions.created_by'))}`.as('next'),
-        )
-        .whereRef('session_occurrences.session_id', '=', 'sessions.id')
-        .where('session_occurrences.occurrence_date', '>=', q.from)
-        .orderBy('session_occurrences.occurrence_date')
-        .limit(3)
-        .as('n');
-    return db
+  return prepared(['sessionIds', 'from'], (db, q: { sessionIds: readonly number[]; from: string }) =>
+    db
       .selectFrom('sessions')
-      .select((eb) => ['sessions.id', eb.selectFrom(firstThree(eb)).select((e) => storage.commaList(e.ref('n.next')).as('list')).as('dates')])
-      .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds));
-  }, { named: true });
+      .select((eb) => ['sessions.id', nextThreeList(storage, eb.ref('sessions.id'), eb.ref('sessions.created_by'), q.from).as('dates')])
+      .where((eb) => storage.idIn(eb.ref('sessions.id'), q.sessionIds)), { named: true });
 }
 
 /** The statements of the occurrence index's reads (storage/prepared.ts): a dated page's keys, a series' next dates. */

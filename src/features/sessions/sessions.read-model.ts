@@ -4,7 +4,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED, type IndexedDate } from './sessions.occurrence-index.js';
+import { FULLY_INDEXED, type IndexedDate, nextListOf } from './sessions.occurrence-index.js';
 import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
@@ -54,22 +54,24 @@ export interface LoadQuery {
  * Loads what `items` show: the rows, collaborators, the occurrence each item counts
  * participants of (for a series shown as a whole: its next one), those counts, and
  * optionally the caller's participation. Four queries whatever the page, plus one in the
- * rare case a series is not in the occurrence index far enough; for a listing page whose
- * keys came `seen` (a dated key with its occurrence's override) and whose rows are kept, only
- * the series' next dates (with their counts).
+ * rare case a series is not in the occurrence index far enough; none for a listing page whose
+ * keys came `seen` (with their counts, a dated key's override, a series' next dates) and whose
+ * rows are kept.
  */
 export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Promise<ReadSet> {
   const ids = q.items.map((i) => i.id);
   const versions = new Map(q.items.flatMap((i) => (i.seen === undefined ? [] : [[i.id, i.seen.version] as const])));
   const rows = await ctx.sessions.byIds(db, { ids, ...(q.listing === undefined ? {} : { listing: { user: q.user, filters: q.listing.filters }, seen: versions }) });
-  const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1).map((i) => i.id);
+  const wholeSeries = q.items.filter((i) => i.occurrence === undefined && rows.get(i.id)?.is_recurring === 1);
   const now = q.now ?? new Date();
   const collaborators = new Map([...rows.values()].map((r) => [r.id, collaboratorsOf(r)]));
-  // Every zone's today is at most a day before UTC's; three dates from there reach each one's next.
-  const next = await ctx.index.nextDates(db, { sessionIds: wholeSeries, from: addDays(utcToday(now), -1) });
+  const from = nextDatesFrom(now);
+  const seenNext = seenNextDates(wholeSeries, rows, from);
+  const unseen = wholeSeries.filter((i) => !seenNext.has(i.id)).map((i) => i.id);
+  const next = new Map([...[...seenNext].flatMap(([id, dates]) => (dates === undefined ? [] : [[id, dates] as const])), ...(await ctx.index.nextDates(db, { sessionIds: unseen, from }))]);
   // A whole series counts its next occurrence (the index's first date from the series' today).
   const indexedNext = new Map<number, string | undefined>();
-  for (const id of wholeSeries) {
+  for (const { id } of wholeSeries) {
     const row = rows.get(id) as SessionWithCreator;
     const today = todayIn(row.timezone, now);
     indexedNext.set(id, next.get(id)?.find((d) => d.date >= today)?.date);
@@ -107,6 +109,25 @@ export async function loadItems(ctx: SessionsContext, db: Db, q: LoadQuery): Pro
   const seriesPhases = wholeSeriesPhases(rows, next, now);
   const rrules = new Map(stale.filter((r) => r.rrule === null).map((r) => [r.id, rruleOf(r, series.get(r.id)?.exceptions)]));
   return { rows, collaborators, counted, counts: new Map([...known, ...counts]), rrules, now, seriesPhases, overrides, ...(participation === undefined ? {} : { participation }) };
+}
+
+/** Where a listing reads a whole series' next dates from: every zone's today is at most a day before UTC's, and three dates from there reach each one's next. */
+export function nextDatesFrom(now: Date): string {
+  return addDays(utcToday(now), -1);
+}
+
+/**
+ * The next dates read beside undated keys (KeySeen.next), by id (undefined: none indexed), of the
+ * series whose row is as the keys statement saw it and whose dates start where this load's do.
+ */
+function seenNextDates(items: readonly ItemKey[], rows: ReadonlyMap<number, SessionWithCreator>, from: string): Map<number, (IndexedDate & { joined: number })[] | undefined> {
+  const out = new Map<number, (IndexedDate & { joined: number })[] | undefined>();
+  for (const item of items) {
+    const seen = item.seen?.next;
+    if (seen === undefined || seen.from !== from || !asSeen(item, rows)) continue;
+    out.set(item.id, seen.list === null ? undefined : nextListOf(seen.list));
+  }
+  return out;
 }
 
 /** Whether the item's row is as the keys statement saw it: only then is what it read beside the key used. */

@@ -67,11 +67,16 @@ function sessionReads(storage: Storage) {
      * The keys of one undated page after the cursor: the first `limit` of each visibility
      * stream (an org's public sessions, the reader's personal ones), merged; a session another
      * member keeps private is in none of them. Each comes with what the statement read beside it
-     * (KeySeen: the row's version, a one-off's participant count).
+     * (KeySeen: the row's version, a one-off's participant count, with `nextFrom` a series' next dates).
      */
-    async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number }): Promise<(PageKey & { seen: KeySeen })[]> {
+    async keys(q: { user: AuthenticatedUser; filters: SessionFilters; after: PageKey | undefined; limit: number; nextFrom?: string }): Promise<(PageKey & { seen: KeySeen })[]> {
       const rows = await keysQuery.execute(storage.db, { ...q, user: readerOf(q.user), filters: statementFilters(q.filters) });
-      return rows.map((r) => ({ startsAt: r.starts_at, id: r.id, seen: { version: r.row_version, joined: r.joined === null ? null : Number(r.joined) } }));
+      const { nextFrom } = q;
+      return rows.map((r) => ({
+        startsAt: r.starts_at,
+        id: r.id,
+        seen: { version: r.row_version, joined: r.joined === null ? null : Number(r.joined), ...(nextFrom === undefined || r.is_recurring !== 1 ? {} : { next: { from: nextFrom, list: r.next } }) },
+      }));
     },
 
     /**

@@ -45,6 +45,8 @@ export interface KeysQuery {
   filters: StatementFilters;
   after: PageKey | undefined;
   limit: number;
+  /** Read each series key's first three indexed dates from this date (nextThreeList). */
+  nextFrom?: string;
 }
 /** Where the occurrence index stops short of a range: beyond a session's indexed_through, or before its indexed_from. */
 export type UnindexedSide = 'ahead' | 'before';
@@ -99,6 +101,25 @@ export function indexedShortOf(to: string) {
   };
 }
 
+/**
+ * A series' first three indexed dates from `from`, as one list of `date|starts_at|ends_at|joined`
+ * (nextListOf reads it back), the instants as an override set them: one seek per series.
+ */
+export function nextThreeList(storage: Storage, sessionId: Expression<number>, createdBy: Expression<number>, from: string) {
+  const eb = expressionBuilder<Database, never>();
+  const firstThree = eb
+    .selectFrom('session_occurrences')
+    .select(
+      sql<string>`session_occurrences.occurrence_date || '|' || session_occurrences.starts_at || '|' || session_occurrences.ends_at || '|' || ${joinedCount(sql.ref('session_occurrences.session_id'), sql.ref('session_occurrences.occurrence_date'), createdBy)}`.as('next'),
+    )
+    .where(sql.ref('session_occurrences.session_id'), '=', sessionId)
+    .where('session_occurrences.occurrence_date', '>=', from)
+    .orderBy('session_occurrences.occurrence_date')
+    .limit(3)
+    .as('n');
+  return eb.selectFrom(firstThree).select((e) => storage.commaList(e.ref('n.next')).as('list'));
+}
+
 /** Visible to the user and matching the filters: what a listing may show. */
 function listable(storage: Storage, user: Reader, f: StatementFilters) {
   const visible = visibleTo({ ...user, orgIds: [...f.orgIds] });
@@ -144,9 +165,10 @@ function keyStatements(storage: Storage) {
   /**
    * The statement of an undated page's keys: see keys(). Each key comes with what the page
    * needs of its row beside it, read in the same snapshot the streams decided visibility in:
-   * the row's version (kept rows) and, for a one-off session, its participants.
+   * the row's version (kept rows) and, for a one-off session, its participants; with `nextFrom`,
+   * a series' next dates, so that a page of kept rows needs no other statement.
    */
-  const keysQuery = prepared([...READER_PARAMS, ...FILTER_PARAMS, 'after.startsAt', 'after.id', 'limit'], (db, q: KeysQuery) => {
+  const keysQuery = prepared([...READER_PARAMS, ...FILTER_PARAMS, 'after.startsAt', 'after.id', 'limit', 'nextFrom'], (db, q: KeysQuery) => {
     const streams = streamsFor(q.filters);
     const reads = [];
     if (streams.public) for (const orgId of q.filters.orgIds) reads.push(publicStream(db, orgId, q));
@@ -160,8 +182,12 @@ function keyStatements(storage: Storage) {
         'k.id',
         'k.starts_at',
         'k.row_version',
-        // Counted for the page's keys only; a series counts its next occurrence's participants, which nextDates reads.
+        'k.is_recurring',
+        // Counted for the page's keys only; a series counts its next occurrence's participants, read with its next dates.
         eb.case().when('k.is_recurring', '=', 0).then(joinedCount(eb.ref('k.id'), sql.lit(ONE_OFF), eb.ref('k.created_by'))).end().as('joined'),
+        q.nextFrom === undefined
+          ? sql<string | null>`null`.as('next')
+          : eb.case().when('k.is_recurring', '=', 1).then(nextThreeList(storage, eb.ref('k.id'), eb.ref('k.created_by'), q.nextFrom)).end().as('next'),
       ])
       .orderBy('k.starts_at')
       .orderBy('k.id');
