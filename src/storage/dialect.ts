@@ -26,6 +26,8 @@ export interface Dialect {
   commaList(value: Expression<string>): AliasableExpression<string | null>;
   /** See Storage.idIn. */
   idIn(column: Expression<number>, ids: readonly number[]): Expression<SqlBool>;
+  /** See Storage.inSubquery. */
+  inSubquery(column: Expression<number>, ids: Expression<number>): Expression<SqlBool>;
   /** Takes the lock named `key` for the rest of the transaction if no other transaction holds it (see Storage.transactionIfFree). */
   tryLock(trx: Kysely<Database>, key: string): Promise<boolean>;
   /** Whether a select can lock the rows it reads (`for update`); SQLite's write transactions exclude each other instead. */

@@ -126,7 +126,7 @@ function pageKeys(storage: Storage, db: Db, q: PageStatement) {
       .where(columnFiltersOf(storage, 'session_access', { type: f.type, named: f.named, folded: f.folded }));
     if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
     const flag = streams.personalPublic;
-    reads.push(stream(db, (eb) => eb.and([eb('session_occurrences.session_id', 'in', personal), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
+    reads.push(stream(db, (eb) => eb.and([storage.inSubquery(eb.ref('session_occurrences.session_id'), personal.$asScalar()), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
   }
   // streamsFor always picks a stream: the personal one whenever the public ones are not read.
   return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
