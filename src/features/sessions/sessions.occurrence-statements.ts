@@ -75,9 +75,9 @@ function sessionFilters(storage: Storage, f: StatementFilters) {
  */
 function mayBeUnindexedAhead(db: Db, q: PageStatement) {
   const eb = expressionBuilder<Database, never>();
+  const short = indexedShortOf(q.to);
   const probes = [...q.filters.orgIds].flatMap((orgId) => {
     const ofOrg = db.selectFrom('sessions').where('sessions.org_id', '=', orgId);
-    const short = indexedShortOf(q.to);
     return [
       eb.exists(ofOrg.select(sql.lit(1).as('one')).where(short.never)),
       short.before(ofOrg.select('sessions.indexed_through').where('sessions.indexed_through', 'is not', null).orderBy('sessions.indexed_through').limit(1).$asScalar()),
@@ -111,8 +111,8 @@ function pageKeys(storage: Storage, db: Db, q: PageStatement) {
     for (const orgId of orgs) reads.push(stream(db, ofOrg(orgId), q));
   }
   if (streams.personal) {
-    // The reader's sessions are few next to an org's: their occurrences are read by session,
-    // through the primary key. A session's starts_at is its first occurrence's: one that
+    // The reader's sessions are few next to an org's: their occurrences are read by session
+    // (session_occurrences_day_idx), the sessions handed over as one list. A session's starts_at is its first occurrence's: one that
     // starts after the range has nothing in it, and its occurrences are not probed.
     // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
     let personal = db
