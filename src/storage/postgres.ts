@@ -114,7 +114,8 @@ export const postgresDialect: Dialect = {
   // One array parameter: the same statement text for every number of ids, too.
   commaList: (value) => sql<string | null>`string_agg(${value}, ',')`,
   idIn: (column, ids) => sql<SqlBool>`${column} in (select unnest(${[...ids]}::bigint[]) limit ${ids.length})`,
-  inSubquery: (column, ids) => sql<SqlBool>`${column} = any(array(${ids}))`,
+  // A subquery expression brings its own parentheses: `array(select …)`.
+  inSubquery: (column, ids) => sql<SqlBool>`${column} = any(array${ids})`,
   maxParameters: 65_535,
   createSubstringIndex: createTrigramIndex,
   withMigrationLock: withPostgresMigrationLock,

@@ -82,7 +82,7 @@ export type KeySeen = {
   version: number;
   joined: number | null;
   override?: string | null;
-  /** A series' first three indexed dates from `from` (nextThreeList; null: none), read when the listing asked. */
+  /** A series' first three indexed dates from `from` (nextThreeList; null: none or not a series), read when the listing asked. */
   next?: { from: string; list: string | null };
 };
 

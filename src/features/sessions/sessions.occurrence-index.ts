@@ -26,14 +26,17 @@ export interface IndexedDate {
   ends_at: string;
 }
 
+/** An indexed date of a series with its participants, as nextDates reads it. */
+export type NextDate = IndexedDate & { joined: number };
+
 /** nextDates' `date|starts_at|ends_at|joined` column read back (dates and ISO instants hold no `|`). */
-function nextOf(column: string): IndexedDate & { joined: number } {
+function nextOf(column: string): NextDate {
   const [date, starts_at, ends_at, joined] = column.split('|') as [string, string, string, string];
   return { date, starts_at, ends_at, joined: Number(joined) };
 }
 
 /** A list of nextThreeList's entries read back, in date order (the list's order is not the statement's to keep). */
-export function nextListOf(list: string): (IndexedDate & { joined: number })[] {
+export function nextListOf(list: string): NextDate[] {
   return list.split(',').sort().map(nextOf);
 }
 
@@ -102,8 +105,8 @@ function indexReads(storage: Storage) {
      * UTC. One seek into the primary key per series, stopping at three: numbering every indexed date ahead read
      * all of them (a daily series holds a year and more), 2.5 ms for 50 series.
      */
-    async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, (IndexedDate & { joined: number })[]>> {
-      const out = new Map<number, (IndexedDate & { joined: number })[]>();
+    async nextDates(db: Db, q: { sessionIds: readonly number[]; from: string }): Promise<Map<number, NextDate[]>> {
+      const out = new Map<number, NextDate[]>();
       if (q.sessionIds.length === 0) return out;
       const rows = await nextDatesQuery.execute(db, { sessionIds: [...new Set(q.sessionIds)], from: q.from });
       for (const r of rows) {

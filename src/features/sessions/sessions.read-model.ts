@@ -4,7 +4,7 @@ import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
 import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
-import { FULLY_INDEXED, type IndexedDate, nextListOf } from './sessions.occurrence-index.js';
+import { FULLY_INDEXED, type IndexedDate, type NextDate, nextListOf } from './sessions.occurrence-index.js';
 import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
 import { toSession } from './sessions.model.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
@@ -120,8 +120,8 @@ export function nextDatesFrom(now: Date): string {
  * The next dates read beside undated keys (KeySeen.next), by id (undefined: none indexed), of the
  * series whose row is as the keys statement saw it and whose dates start where this load's do.
  */
-function seenNextDates(items: readonly ItemKey[], rows: ReadonlyMap<number, SessionWithCreator>, from: string): Map<number, (IndexedDate & { joined: number })[] | undefined> {
-  const out = new Map<number, (IndexedDate & { joined: number })[] | undefined>();
+function seenNextDates(items: readonly ItemKey[], rows: ReadonlyMap<number, SessionWithCreator>, from: string): Map<number, NextDate[] | undefined> {
+  const out = new Map<number, NextDate[] | undefined>();
   for (const item of items) {
     const seen = item.seen?.next;
     if (seen === undefined || seen.from !== from || !asSeen(item, rows)) continue;
@@ -157,7 +157,7 @@ function knownCounts(
   items: readonly ItemKey[],
   counted: readonly (string | null)[],
   rows: ReadonlyMap<number, SessionWithCreator>,
-  next: ReadonlyMap<number, readonly (IndexedDate & { joined: number })[]>,
+  next: ReadonlyMap<number, readonly NextDate[]>,
 ): Map<string, number> {
   const out = new Map<string, number>();
   items.forEach((item, i) => {

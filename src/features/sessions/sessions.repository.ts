@@ -75,7 +75,7 @@ function sessionReads(storage: Storage) {
       return rows.map((r) => ({
         startsAt: r.starts_at,
         id: r.id,
-        seen: { version: r.row_version, joined: r.joined === null ? null : Number(r.joined), ...(nextFrom === undefined || r.is_recurring !== 1 ? {} : { next: { from: nextFrom, list: r.next } }) },
+        seen: { version: r.row_version, joined: r.joined === null ? null : Number(r.joined), ...(nextFrom === undefined ? {} : { next: { from: nextFrom, list: r.next } }) },
       }));
     },
 

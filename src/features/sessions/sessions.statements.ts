@@ -182,7 +182,6 @@ function keyStatements(storage: Storage) {
         'k.id',
         'k.starts_at',
         'k.row_version',
-        'k.is_recurring',
         // Counted for the page's keys only; a series counts its next occurrence's participants, read with its next dates.
         eb.case().when('k.is_recurring', '=', 0).then(joinedCount(eb.ref('k.id'), sql.lit(ONE_OFF), eb.ref('k.created_by'))).end().as('joined'),
         q.nextFrom === undefined

@@ -128,7 +128,8 @@ export const sqliteDialect: Dialect = {
   foldedContains: (column, folded) => sql<SqlBool>`instr(${column}, ${folded}) > 0`,
   commaList: (value) => sql<string | null>`group_concat(${value}, ',')`,
   idIn: (column, ids) => sql<SqlBool>`${column} in (${sql.join([...ids])})`,
-  inSubquery: (column, ids) => sql<SqlBool>`${column} in (${ids})`,
+  // A subquery expression brings its own parentheses.
+  inSubquery: (column, ids) => sql<SqlBool>`${column} in ${ids}`,
   maxParameters: 32_766,
   // A leading-wildcard LIKE can use no B-tree; at the sizes one SQLite file serves, the scan is cheap.
   createSubstringIndex: () => Promise.resolve(),
