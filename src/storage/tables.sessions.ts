@@ -43,6 +43,8 @@ export interface SessionAccessTable {
   search_name: string;
   /** Copied from the session (migration 0030): a dated page probes a one-off's occurrence only when it starts in the range. */
   is_recurring: Flag;
+  /** Copied from the session (migration 0031): a dated page reads the reader's own private occurrences apart. */
+  created_by: number;
 }
 
 export interface SessionParticipantsTable {

@@ -9,16 +9,17 @@ const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:
  * session_access is kept by triggers (migration 0026) and decides what listings and the
  * visibility rule count as a reader's own: after every kind of write it must hold exactly one
  * row per creator, collaborator and participant (any occurrence) of each session, with the
- * session's org, public flag, start, type, status and folded name (0029) and is_recurring (0030).
+ * session's org, public flag, start, type, status and folded name (0029), is_recurring (0030) and
+ * creator (0031).
  */
 describeEachDialect('session access rows', (dialect) => {
   const t = useTestApp(dialect, { alice: [1], bob: [1], erin: [1] });
 
   async function expectAccessMatchesTies(): Promise<void> {
     const { rows: actual } = await sql<Record<string, unknown>>`
-      select user_id, session_id, org_id, starts_at, is_public, type, status, search_name, is_recurring from session_access order by user_id, session_id`.execute(t.storage.db);
+      select user_id, session_id, org_id, starts_at, is_public, type, status, search_name, is_recurring, created_by from session_access order by user_id, session_id`.execute(t.storage.db);
     const { rows: expected } = await sql<Record<string, unknown>>`
-      select ties.user_id, s.id as session_id, s.org_id, s.starts_at, s.is_public, s.type, s.status, s.search_name, s.is_recurring
+      select ties.user_id, s.id as session_id, s.org_id, s.starts_at, s.is_public, s.type, s.status, s.search_name, s.is_recurring, s.created_by
       from (select created_by as user_id, id as session_id from sessions
             union select user_id, session_id from session_collaborators
             union select user_id, session_id from session_participants) ties

@@ -132,6 +132,18 @@ describeEachDialect('session listing plans', (dialect) => {
     }
   });
 
+  // Beside the public streams, a dated page reads the reader's own private occurrences in page
+  // order from their index (0031), and only the sessions others created by session.
+  it('a range page reads the reader\'s own private occurrences from their index in page order', async () => {
+    if (dialect === 'postgres') await sql`vacuum analyze session_occurrences`.execute(storage.db);
+    const pages = (await plansOf({ day_start: '2026-06-01', day_ends: '2026-07-01', limit: 50 })).filter((p) => p.sql.includes('"stream" union'));
+    expect(pages).toHaveLength(1);
+    const { sql: text, plan } = pages[0] as { sql: string; plan: string };
+    expect(text).toContain('"session_access"."created_by" <>');
+    if (dialect === 'sqlite') expect(plan, `${text}\n${plan}`).toMatch(/SEARCH session_occurrences USING COVERING INDEX session_occurrences_own_private_idx \(created_by=\? AND starts_at>\? AND starts_at<\?\)/);
+    else expect(plan, `${text}\n${plan}`).toMatch(/Index Only Scan using session_occurrences_own_private_idx/);
+  });
+
   // The listing's statements are built once per shape (storage/prepared.ts). Whatever the
   // filters, cursor and reader, a page must be what statements built for the call give.
   it('statements prepared once per shape list exactly what statements built for each call list', async () => {

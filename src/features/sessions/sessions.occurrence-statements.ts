@@ -99,9 +99,41 @@ function stream(db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatemen
     .limit(q.limit);
 }
 
+/**
+ * The reader's personal occurrences. Beside public streams (the usual listing) the personal
+ * stream is private occurrences only: the reader's own are read in page order from an index of
+ * private occurrences by creator (0031), and the sessions others created that the reader is tied
+ * to are few: their occurrences are read by session (session_occurrences_day_idx), the sessions
+ * handed over as one list. Otherwise every tied session is read that way.
+ */
+function personalStreams(storage: Storage, db: Db, q: PageStatement): ReturnType<typeof stream>[] {
+  const { user, filters: f } = q;
+  const flag = streamsFor(f).personalPublic;
+  const own = flag === 0;
+  // A session's starts_at is its first occurrence's: one that starts after the range has nothing in it, and its occurrences are not probed.
+  // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
+  let tied = db
+    .selectFrom('session_access')
+    .select('session_access.session_id')
+    .where('session_access.user_id', '=', user.id)
+    .where('session_access.org_id', 'in', [...f.orgIds])
+    .where('session_access.starts_at', '<', q.highest)
+    // A one-off takes place at its start: one that started before the range is not probed (a series' first start tells less).
+    .where((eb) => eb.or([eb('session_access.is_recurring', '=', 1), eb('session_access.starts_at', '>=', q.lowest)]))
+    .where(columnFiltersOf(storage, 'session_access', { type: f.type, named: f.named, folded: f.folded }));
+  if (flag !== undefined) tied = tied.where('session_access.is_public', '=', flag);
+  if (own) tied = tied.where('session_access.created_by', '<>', user.id);
+  const bySession = stream(db, (eb) => eb.and([storage.inSubquery(eb.ref('session_occurrences.session_id'), tied.$asScalar()), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q);
+  if (!own) return [bySession];
+  // A literal, so that the partial index of private occurrences matches the query.
+  const ownPrivate = (eb: Occ) =>
+    eb.and([eb('session_occurrences.created_by', '=', user.id), sql<SqlBool>`session_occurrences.is_public = 0`, eb('session_occurrences.org_id', 'in', [...f.orgIds]), sessionFilters(storage, f)(eb)]);
+  return [stream(db, ownPrivate, q), bySession];
+}
+
 /** A dated page's keys: each stream's first `limit` occurrences, merged and cut at the page. */
 function pageKeys(storage: Storage, db: Db, q: PageStatement) {
-  const { user, filters: f } = q;
+  const f = q.filters;
   const streams = streamsFor(f);
   const orgs = [...f.orgIds];
   const reads: ReturnType<typeof stream>[] = [];
@@ -110,24 +142,7 @@ function pageKeys(storage: Storage, db: Db, q: PageStatement) {
     const ofOrg = (orgId: number) => (eb: Occ) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`, sessionFilters(storage, f)(eb)]);
     for (const orgId of orgs) reads.push(stream(db, ofOrg(orgId), q));
   }
-  if (streams.personal) {
-    // The reader's sessions are few next to an org's: their occurrences are read by session
-    // (session_occurrences_day_idx), the sessions handed over as one list. A session's starts_at is its first occurrence's: one that
-    // starts after the range has nothing in it, and its occurrences are not probed.
-    // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
-    let personal = db
-      .selectFrom('session_access')
-      .select('session_access.session_id')
-      .where('session_access.user_id', '=', user.id)
-      .where('session_access.org_id', 'in', orgs)
-      .where('session_access.starts_at', '<', q.highest)
-      // A one-off takes place at its start: one that started before the range is not probed (a series' first start tells less).
-      .where((eb) => eb.or([eb('session_access.is_recurring', '=', 1), eb('session_access.starts_at', '>=', q.lowest)]))
-      .where(columnFiltersOf(storage, 'session_access', { type: f.type, named: f.named, folded: f.folded }));
-    if (streams.personalPublic !== undefined) personal = personal.where('session_access.is_public', '=', streams.personalPublic);
-    const flag = streams.personalPublic;
-    reads.push(stream(db, (eb) => eb.and([storage.inSubquery(eb.ref('session_occurrences.session_id'), personal.$asScalar()), ...(flag === undefined ? [] : [eb('session_occurrences.is_public', '=', flag)])]), q));
-  }
+  if (streams.personal) reads.push(...personalStreams(storage, db, q));
   // streamsFor always picks a stream: the personal one whenever the public ones are not read.
   return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
 }

@@ -110,8 +110,9 @@ async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChan
     await sql.raw(`create trigger ${table}_access after insert or delete or update of session_id, user_id on ${table} for each row execute function focus_session_access_tie()`).execute(db);
   }
   await sql.raw(`create trigger sessions_access_insert after insert on sessions for each row execute function focus_session_access_session()`).execute(db);
+  // Named once: 0031 copies created_by as well.
   await sql.raw(`
-    create trigger sessions_access_update after update of ${columns.join(', ')}, created_by on sessions for each row
+    create trigger sessions_access_update after update of ${[...new Set([...columns, 'created_by'])].join(', ')} on sessions for each row
     when (${copiedChanged('old', 'new')} or old.created_by is distinct from new.created_by) execute function focus_session_access_session()`).execute(db);
 }
 

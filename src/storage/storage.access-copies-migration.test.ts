@@ -1,0 +1,38 @@
+import { expect, it } from 'vitest';
+import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
+import { sessionRow } from '../../test/helpers/session-row.js';
+
+/*
+ * 0029_session_access_filters, 0030_dated_page_probes and 0031_own_private_occurrences on a
+ * database that already has sessions: every access row gets its session's type, status, folded
+ * name, is_recurring and creator, and the rebuilt triggers keep copying them.
+ */
+describeEachDialect('migrations 0029 to 0031 (session_access copies)', (dialect) => {
+  const opened = useUnmigratedStorage(dialect);
+
+  it('fills the copies of existing ties and keeps them after', async () => {
+    const { storage } = opened;
+    expect((await storage.migrate('0028_public_keys_index')).at(-1)).toBe('0028_public_keys_index');
+    const now = '2026-01-01T00:00:00.000Z';
+    const { db } = storage;
+    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
+    const [ann, ben] = await Promise.all(['ann', 'ben'].map(async (handle) => (await db.insertInto('users').values({ handle, created_at: now }).returning('id').executeTakeFirstOrThrow()).id));
+    const session = (await db.insertInto('sessions').values(sessionRow('Drop In', ann as number, { type: 'drop-in', status: 'completed', is_recurring: 1 })).returning('id').executeTakeFirstOrThrow()).id;
+    await db.insertInto('session_collaborators').values({ session_id: session, user_id: ben as number }).execute();
+
+    expect(await storage.migrate()).toEqual(expect.arrayContaining(['0029_session_access_filters', '0030_dated_page_probes', '0031_own_private_occurrences']));
+    const copies = () => db.selectFrom('session_access').select(['user_id', 'type', 'status', 'search_name', 'is_recurring', 'created_by']).orderBy('user_id').execute();
+    expect(await copies()).toEqual([
+      { user_id: ann, type: 'drop-in', status: 'completed', search_name: 'drop in', is_recurring: 1, created_by: ann },
+      { user_id: ben, type: 'drop-in', status: 'completed', search_name: 'drop in', is_recurring: 1, created_by: ann },
+    ]);
+    await db.updateTable('sessions').set({ type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0 }).where('id', '=', session).execute();
+    expect(await copies()).toEqual([
+      { user_id: ann, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ann },
+      { user_id: ben, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ann },
+    ]);
+    // A new creator (nothing in the service does this; the triggers keep up anyway): ann's only tie goes, ben's copy names ben.
+    await db.updateTable('sessions').set({ created_by: ben as number }).where('id', '=', session).execute();
+    expect(await copies()).toEqual([{ user_id: ben, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ben }]);
+  });
+});
