@@ -85,7 +85,7 @@ const dropTie = (user: string, session: string) => `
     and not exists (select 1 from session_collaborators c where c.session_id = ${session} and c.user_id = ${user})
     and not exists (select 1 from session_participants p where p.session_id = ${session} and p.user_id = ${user});`;
 
-async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChanged, columns }: TriggerSql): Promise<void> {
+async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, columns }: TriggerSql): Promise<void> {
   await sql.raw(`
     create function focus_session_access_tie() returns trigger language plpgsql as $$
     begin
@@ -110,10 +110,11 @@ async function postgresTriggers(db: AnyDb, { addTie, copyFromSession, copiedChan
     await sql.raw(`create trigger ${table}_access after insert or delete or update of session_id, user_id on ${table} for each row execute function focus_session_access_tie()`).execute(db);
   }
   await sql.raw(`create trigger sessions_access_insert after insert on sessions for each row execute function focus_session_access_session()`).execute(db);
-  // Named once: 0031 copies created_by as well.
+  // created_by named once: 0031 copies it as well.
+  const watched = columns.includes('created_by') ? columns : [...columns, 'created_by'];
   await sql.raw(`
-    create trigger sessions_access_update after update of ${[...new Set([...columns, 'created_by'])].join(', ')} on sessions for each row
-    when (${copiedChanged('old', 'new')} or old.created_by is distinct from new.created_by) execute function focus_session_access_session()`).execute(db);
+    create trigger sessions_access_update after update of ${watched.join(', ')} on sessions for each row
+    when (${watched.map((c) => `old.${c} is distinct from new.${c}`).join(' or ')}) execute function focus_session_access_session()`).execute(db);
 }
 
 async function sqliteTriggers(db: AnyDb, { addTie, copyFromSession, copiedChanged, columns }: TriggerSql): Promise<void> {
