@@ -31,8 +31,14 @@ describeEachDialect('migrations 0029 to 0031 (session_access copies)', (dialect)
       { user_id: ann, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ann },
       { user_id: ben, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ann },
     ]);
-    // A new creator (nothing in the service does this; the triggers keep up anyway): ann's only tie goes, ben's copy names ben.
+    // A new creator (nothing in the service does this; the triggers keep up anyway): ann's only tie goes, ben's copy names ben,
+    // and so does the occurrence row, which decides whose own private occurrence it is (0031).
+    await db
+      .insertInto('session_occurrences')
+      .values({ session_id: session, occurrence_date: '2026-01-02', org_id: 1, created_by: ann as number, is_public: 0, type: 'standard', completed: 0, starts_at: now, ends_at: now, day: '2026-01-02' })
+      .execute();
     await db.updateTable('sessions').set({ created_by: ben as number }).where('id', '=', session).execute();
     expect(await copies()).toEqual([{ user_id: ben, type: 'standard', status: 'waiting', search_name: 'renamed', is_recurring: 0, created_by: ben }]);
+    expect(await db.selectFrom('session_occurrences').select('created_by').where('session_id', '=', session).execute()).toEqual([{ created_by: ben }]);
   });
 });

@@ -29,4 +29,22 @@ export async function up(db: AnyDb, dialect: Dialect): Promise<void> {
     .execute();
   await dropAccessTriggers(db, dialect);
   await accessTriggers(db, dialect, ['org_id', 'starts_at', 'is_public', 'type', 'status', 'search_name', 'is_recurring', 'created_by']);
+  await occurrenceCreatorTrigger(db, dialect);
+}
+
+/**
+ * An occurrence row's created_by now decides who reads it as their own: it follows the session's,
+ * whatever changes that (nothing in the service does; a statement run by hand might), so that
+ * the own stream and session_access's copy never disagree about a session.
+ */
+async function occurrenceCreatorTrigger(db: AnyDb, dialect: Dialect): Promise<void> {
+  const follow = 'update session_occurrences set created_by = new.created_by where session_id = new.id;';
+  if (dialect.name === 'postgres') {
+    await sql.raw(`create function focus_session_occurrences_creator() returns trigger language plpgsql as $$ begin ${follow} return null; end $$`).execute(db);
+    await sql.raw(`
+      create trigger sessions_occurrences_creator after update of created_by on sessions for each row
+      when (old.created_by is distinct from new.created_by) execute function focus_session_occurrences_creator()`).execute(db);
+    return;
+  }
+  await sql.raw(`create trigger sessions_occurrences_creator after update of created_by on sessions when old.created_by is not new.created_by begin ${follow} end`).execute(db);
 }
