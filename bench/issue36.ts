@@ -146,6 +146,7 @@ interface PgRow {
   /** Database backends' CPU per request (ms), and the service process's. */
   dbCpuMs: number;
   nodeCpuMs: number;
+  yardstickMs?: number;
 }
 
 function withSchema(base: string, schema: string): string {
@@ -170,9 +171,12 @@ async function postgresPhase(base: string): Promise<{ rows: PgRow[]; explains: R
     const focus = await startService(url);
     const rows: PgRow[] = [];
     try {
-      // GET /tasks first and last: the yardstick drifts with the machine (0.14–0.25 ms seen), so the ratios use both runs' mean.
-      const measured: Shape[] = [{ name: TASKS, query: {} }, ...shapes(s), { name: TASKS, query: {} }];
-      await warmUp(focus, ['/api/v1/tasks', ...shapes(s).map(pathOf)], s.reader.token, START_WARMUP);
+      // GET /tasks before and after every shape: the machine's speed drifts within minutes (the
+      // yardstick moved 0.16–0.30 ms between runs), so each shape is divided by the yardstick measured around it.
+      const listing = shapes(s);
+      const measured: Shape[] = [{ name: TASKS, query: {} }, ...listing.flatMap((x) => [x, { name: TASKS, query: {} }])];
+      await warmUp(focus, ['/api/v1/tasks', ...listing.map(pathOf)], s.reader.token, START_WARMUP);
+      const yardsticks: PgRow[] = [];
       for (const shape of measured) {
         const path = shape.name === TASKS ? '/api/v1/tasks' : pathOf(shape);
         let db = 0;
@@ -190,16 +194,18 @@ async function postgresPhase(base: string): Promise<{ rows: PgRow[]; explains: R
           }
         };
         const f = await load(focus, path, s.reader.token, { ...run, around });
-        const row = { shape: shape.name, focus: f, dbCpuMs: db / Math.max(1, f.requests), nodeCpuMs: node / Math.max(1, f.requests) };
-        const first = rows.find((r) => r.shape === TASKS);
-        if (first === undefined || shape.name !== TASKS) rows.push(row);
-        else {
-          log(`GET /tasks (50) database CPU: ${first.dbCpuMs.toFixed(3)} ms/request first, ${row.dbCpuMs.toFixed(3)} last; the ratios use their mean`);
-          first.dbCpuMs = (first.dbCpuMs + row.dbCpuMs) / 2;
-          first.nodeCpuMs = (first.nodeCpuMs + row.nodeCpuMs) / 2;
-        }
-        process.stderr.write(`  postgres ${shape.name}: ${f.reqPerSec.toFixed(0)} req/s, database ${(db / Math.max(1, f.requests)).toFixed(2)} ms/request\n`);
+        const row: PgRow = { shape: shape.name, focus: f, dbCpuMs: db / Math.max(1, f.requests), nodeCpuMs: node / Math.max(1, f.requests) };
+        if (shape.name === TASKS) yardsticks.push(row);
+        else rows.push(row);
+        process.stderr.write(`  postgres ${shape.name}: ${f.reqPerSec.toFixed(0)} req/s, database ${row.dbCpuMs.toFixed(2)} ms/request\n`);
       }
+      rows.forEach((row, i) => {
+        row.yardstickMs = (((yardsticks[i] as PgRow).dbCpuMs + (yardsticks[i + 1] as PgRow).dbCpuMs) / 2);
+      });
+      const mean = (pick: (r: PgRow) => number) => yardsticks.reduce((sum, r) => sum + pick(r), 0) / yardsticks.length;
+      const first = yardsticks[0] as PgRow;
+      rows.unshift({ ...first, dbCpuMs: mean((r) => r.dbCpuMs), nodeCpuMs: mean((r) => r.nodeCpuMs) });
+      log(`GET /tasks (50) database CPU, before and after each shape: ${yardsticks.map((r) => r.dbCpuMs.toFixed(3)).join(', ')} ms/request; each shape's ratio uses the two around it`);
     } finally {
       await stop(focus);
     }
