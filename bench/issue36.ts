@@ -200,11 +200,11 @@ async function postgresPhase(base: string): Promise<{ rows: PgRow[]; explains: R
         process.stderr.write(`  postgres ${shape.name}: ${f.reqPerSec.toFixed(0)} req/s, database ${row.dbCpuMs.toFixed(2)} ms/request\n`);
       }
       rows.forEach((row, i) => {
-        row.yardstickMs = (((yardsticks[i] as PgRow).dbCpuMs + (yardsticks[i + 1] as PgRow).dbCpuMs) / 2);
+        row.yardstickMs = ((yardsticks[i] as PgRow).dbCpuMs + (yardsticks[i + 1] as PgRow).dbCpuMs) / 2;
       });
       const mean = (pick: (r: PgRow) => number) => yardsticks.reduce((sum, r) => sum + pick(r), 0) / yardsticks.length;
-      const first = yardsticks[0] as PgRow;
-      rows.unshift({ ...first, dbCpuMs: mean((r) => r.dbCpuMs), nodeCpuMs: mean((r) => r.nodeCpuMs) });
+      // The GET /tasks row: the CPU columns are the mean of its runs; req/s and p99 its first run's.
+      rows.unshift({ ...(yardsticks[0] as PgRow), dbCpuMs: mean((r) => r.dbCpuMs), nodeCpuMs: mean((r) => r.nodeCpuMs) });
       log(`GET /tasks (50) database CPU, before and after each shape: ${yardsticks.map((r) => r.dbCpuMs.toFixed(3)).join(', ')} ms/request; each shape's ratio uses the two around it`);
     } finally {
       await stop(focus);

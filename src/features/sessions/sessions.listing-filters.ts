@@ -91,7 +91,8 @@ export type KeySeen = {
  * is still read from its own index and stops at the page, and the union merges them in
  * listing order (`order`, result columns) and stops at `limit`: a page hands over the rows
  * it shows, not every stream's. The streams never share a row (streamsFor: the personal one
- * leaves out public sessions whenever the public ones are read), so the union keeps all
+ * leaves out public sessions whenever the public ones are read; a dated page's own private
+ * occurrences and its by-session stream split by creator), so the union keeps all
  * (PostgreSQL merges the ordered parts lazily instead of hashing them).
  */
 export function streamsAsOne<O>(db: Db, parts: readonly SelectQueryBuilder<Database, keyof Database, O>[], order: readonly (keyof O & string)[], limit: number) {
