@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type SqlBool, expressionBuilde
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
-import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, type Streams, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import type { DatedPageQuery } from './sessions.occurrence-index.js';
 import { ONE_OFF } from './sessions.occurrences.js';
 import { joinedCount } from './sessions.participants-repository.js';
@@ -106,9 +106,8 @@ function stream(db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatemen
  * to are few: their occurrences are read by session (session_occurrences_day_idx), the sessions
  * handed over as one list. Otherwise every tied session is read that way.
  */
-function personalStreams(storage: Storage, db: Db, q: PageStatement): ReturnType<typeof stream>[] {
+function personalStreams(storage: Storage, db: Db, q: PageStatement, flag: Streams['personalPublic']): ReturnType<typeof stream>[] {
   const { user, filters: f } = q;
-  const flag = streamsFor(f).personalPublic;
   const own = flag === 0;
   // A session's starts_at is its first occurrence's: one that starts after the range has nothing in it, and its occurrences are not probed.
   // Type and name are the session's on every occurrence (no override sets them): tested on the access rows' copies.
@@ -142,7 +141,7 @@ function pageKeys(storage: Storage, db: Db, q: PageStatement) {
     const ofOrg = (orgId: number) => (eb: Occ) => eb.and([eb('session_occurrences.org_id', '=', orgId), sql<SqlBool>`session_occurrences.is_public = 1`, sessionFilters(storage, f)(eb)]);
     for (const orgId of orgs) reads.push(stream(db, ofOrg(orgId), q));
   }
-  if (streams.personal) reads.push(...personalStreams(storage, db, q));
+  if (streams.personal) reads.push(...personalStreams(storage, db, q, streams.personalPublic));
   // streamsFor always picks a stream: the personal one whenever the public ones are not read.
   return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
 }
