@@ -61,18 +61,34 @@ describeEachDialect('session listing plans', (dialect) => {
     if (dialect === 'postgres') await sql`analyze`.execute(storage.db);
   }, 240_000);
 
-  async function plansOf(query: ListSessionsQuery): Promise<{ sql: string; plan: string }[]> {
+  /** The plans of a page's statements; `generic`: PostgreSQL's plan for any parameters, which a named statement may keep. */
+  async function plansOf(query: ListSessionsQuery, generic = false): Promise<{ sql: string; plan: string }[]> {
     const capture = new StatementCapture();
     const captured = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
     const result = await createSessionsService(captured).list(reader, query).finally(() => captured.close());
     expect(result.data.length).toBeGreaterThan(0);
+    const prefix = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
     const out = [];
     for (const compiled of capture.compiled(storage.db)) {
-      const prefix = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const explained = await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
-      out.push({ sql: compiled.sql, plan: explained.rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join(' | ') });
+      const rows = generic && dialect === 'postgres' ? await genericPlan(compiled) : (await storage.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]))).rows;
+      out.push({ sql: compiled.sql, plan: rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join(' | ') });
     }
     return out;
+  }
+
+  /** EXPLAIN of a parameters' value is planned for that value; a prepared statement under force_generic_plan is not. */
+  async function genericPlan(compiled: CompiledQuery): Promise<Record<string, unknown>[]> {
+    const literal = (v: unknown): string => (Array.isArray(v) ? `array[${v.map(literal).join(', ')}]` : typeof v === 'number' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+    return storage.db.connection().execute(async (db) => {
+      await sql`set plan_cache_mode = force_generic_plan`.execute(db);
+      try {
+        await db.executeQuery(CompiledQuery.raw(`prepare listing_plan as ${compiled.sql}`));
+        return (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`explain execute listing_plan(${compiled.parameters.map(literal).join(', ')})`))).rows;
+      } finally {
+        await sql`deallocate all`.execute(db);
+        await sql`reset plan_cache_mode`.execute(db);
+      }
+    });
   }
 
   const shapes: [string, ListSessionsQuery][] = [
@@ -130,6 +146,23 @@ describeEachDialect('session listing plans', (dialect) => {
       expect(plan, `${text}\n${plan}`).toMatch(/Index Only Scan using session_access_keys_idx/);
       expect(plan, `${text}\n${plan}`).not.toMatch(/(?<!Only )Index Scan using sessions_public_keys_idx/);
     }
+  });
+
+  // With `type` or `completed=1` an org's public stream walks PostgreSQL's partial index of those
+  // sessions (0032), which the statement's literals match: a named statement's generic plan too.
+  const filtered: [ListSessionsQuery, string][] = [
+    [{ completed: 1 }, 'sessions_public_completed_idx'],
+    [{ keyword: 'review', completed: 1 }, 'sessions_public_completed_idx'],
+    [{ type: 'standard' }, 'sessions_public_type_idx'],
+    [{ keyword: 'review', type: 'standard' }, 'sessions_public_type_idx'],
+  ];
+  it.runIf(dialect === 'postgres').each(filtered)('an undated page (%o) walks the public sessions of the filter, %s', async (filter, index) => {
+    await sql`vacuum analyze sessions`.execute(storage.db);
+    const streams = (await plansOf({ ...filter, limit: 50 }, true)).filter((p) => p.sql.includes('"stream" union'));
+    expect(streams).toHaveLength(1);
+    const { sql: text, plan } = streams[0] as { sql: string; plan: string };
+    expect(plan, `${text}\n${plan}`).toMatch(new RegExp(`Index Only Scan using ${index}`));
+    expect(plan, `${text}\n${plan}`).not.toMatch(/sessions_public_keys_idx/);
   });
 
   // Beside the public streams, a dated page reads the reader's own private occurrences in page

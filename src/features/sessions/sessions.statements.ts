@@ -82,7 +82,8 @@ export function columnFiltersOf(storage: Storage, table: FilteredTable, f: Pick<
   const column = (name: 'type' | 'status' | 'search_name') => sql.ref<string>(`${table}.${name}`);
   const terms: Expression<SqlBool>[] = [];
   if (f.type !== undefined) terms.push(eb(column('type'), '=', f.type));
-  if (f.completed !== undefined) terms.push(eb(column('status'), f.completed === 1 ? '=' : '<>', 'completed'));
+  // A literal, so that a prepared statement matches sessions_public_completed_idx (migration 0032).
+  if (f.completed !== undefined) terms.push(eb(column('status'), f.completed === 1 ? '=' : '<>', sql.lit('completed')));
   if (f.named !== undefined) terms.push(f.named.length === 0 ? sql<SqlBool>`1 = 0` : eb(sql.ref<number>(`${table}.${SESSION_ID_OF[table]}`), 'in', [...f.named]));
   else if (f.folded !== undefined) terms.push(storage.foldedContains(column('search_name'), f.folded));
   return eb.and(terms);
@@ -138,7 +139,8 @@ function keyStatements(storage: Storage) {
   const KEY_COLUMNS = ['sessions.id', 'sessions.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'] as const;
 
   function publicStream(db: Db, orgId: number, q: KeysQuery) {
-    let query = db.selectFrom('sessions').select(KEY_COLUMNS).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', 1).where(filtersOf(storage, q.user, q.filters));
+    // The channel a literal too: with `completed=1` the stream walks sessions_public_completed_idx.
+    let query = db.selectFrom('sessions').select(KEY_COLUMNS).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', sql.lit(1)).where(filtersOf(storage, q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
     return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
