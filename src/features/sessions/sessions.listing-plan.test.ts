@@ -85,7 +85,8 @@ describeEachDialect('session listing plans', (dialect) => {
         await db.executeQuery(CompiledQuery.raw(`prepare listing_plan as ${compiled.sql}`));
         return (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(`explain execute listing_plan(${compiled.parameters.map(literal).join(', ')})`))).rows;
       } finally {
-        await sql`deallocate all`.execute(db);
+        // Only this one: the connection may hold the storage's named statements (postgres.named.ts).
+        await sql`deallocate listing_plan`.execute(db);
         await sql`reset plan_cache_mode`.execute(db);
       }
     });

@@ -139,7 +139,7 @@ function keyStatements(storage: Storage) {
   const KEY_COLUMNS = ['sessions.id', 'sessions.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'] as const;
 
   function publicStream(db: Db, orgId: number, q: KeysQuery) {
-    // The channel a literal too: with `completed=1` the stream walks sessions_public_completed_idx.
+    // The channel a literal too: with `completed=1` or `type` the stream walks a partial index (0032).
     let query = db.selectFrom('sessions').select(KEY_COLUMNS).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', sql.lit(1)).where(filtersOf(storage, q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
