@@ -46,7 +46,15 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
-  const base = await app.listen({ port: config.port, host: config.host });
+  let base: string;
+  try {
+    base = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing is served (a port taken, say): stop the jobs and close the database, or the process
+    // would go on running jobs unseen and a later signal would end it with 0.
+    await app.close();
+    throw error;
+  }
   app.log.info(
     { database: describeDatabase(config.databaseUrl), engine: storage.engine, address: base, rateLimit: config.rateLimit },
     'focus serving %s on %s',

@@ -51,6 +51,13 @@ describe('focus serve', () => {
     expect(server.stdout()).toBe('');
   });
 
+  it('a second server on a taken port fails with one line and exits 1, leaving nothing running', async () => {
+    const port = new URL(base).port;
+    const second = await focusBin({ DATABASE_URL: 'sqlite::memory:', PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, 'serve');
+    expect(second.code).toBe(1);
+    expect(second.stderr.split('\n').filter((l) => l.startsWith('focus: ')), second.stderr).toEqual([expect.stringContaining('EADDRINUSE')]);
+  }, 30_000);
+
   it('logs JSON with a request id and never the token', async () => {
     const storage = openStorage({ databaseUrl: database.url });
     try {
