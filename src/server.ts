@@ -51,7 +51,8 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     base = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // Nothing is served (a port taken, say): stop the jobs and close the database, or the process
-    // would go on running jobs unseen and a later signal would end it with 0.
+    // would go on running jobs unseen; a signal meanwhile must not end it with 0 (shutdown).
+    closing = true;
     await app.close();
     throw error;
   }
