@@ -24,6 +24,8 @@ export const SLOW_SUITES = [
   // Heartbeats and bursts of streams on the wall clock; a child process holding the write lock.
   'src/features/events/events.stream.test.ts',
   'src/storage/storage.sqlite-driver.test.ts',
+  // Waits out the OpenID Connect client's timeout.
+  'src/features/accounts/accounts.sso-timeout.test.ts',
   // Waits for the next minute of the real clock.
   'src/features/webhooks/webhooks.clock.test.ts',
 ];

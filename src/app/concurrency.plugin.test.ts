@@ -28,7 +28,14 @@ async function gatedServer(max: number, beforeGate?: (name: string) => Promise<v
     done();
   });
   app.get('/healthz', () => ({ ok: true }));
-  const settle = () => new Promise((r) => setTimeout(r, 50));
+  /**
+   * Lets the server catch up: until `count` requests have started (a loaded machine may take
+   * seconds), then 50 ms more, in which one that should still wait would start too.
+   */
+  const settle = async (count = 0) => {
+    for (const deadline = Date.now() + 10_000; started.length < count && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
+  };
   return { app, started, finish: (name: string) => release.get(name)?.(), settle };
 }
 
@@ -50,13 +57,13 @@ describe('concurrency gate', () => {
     const s = await gatedServer(2);
     app = s.app;
     const responses = ['a', 'b', 'c', 'd'].map((name) => s.app.inject({ method: 'GET', url: `/work/${name}` }));
-    await s.settle();
+    await s.settle(2);
     expect(s.started).toEqual(['a', 'b']);
     s.finish('b');
-    await s.settle();
+    await s.settle(3);
     expect(s.started).toEqual(['a', 'b', 'c']);
     s.finish('a');
-    await s.settle();
+    await s.settle(4);
     expect(s.started).toEqual(['a', 'b', 'c', 'd']);
     s.finish('c');
     s.finish('d');
@@ -70,11 +77,11 @@ describe('concurrency gate', () => {
     await s.settle();
     // a waits outside: its slot went to b, which runs at once.
     const b = s.app.inject({ method: 'GET', url: '/work/b' });
-    await s.settle();
+    await s.settle(1);
     expect(s.started).toEqual(['b']);
     // a's wait ends while b holds the one slot: a waits in line for it.
     s.finish('a');
-    await s.settle();
+    await s.settle(1);
     expect(s.started).toEqual(['b']);
     s.finish('b');
     expect((await b).json()).toEqual({ done: 'b' });
@@ -86,7 +93,7 @@ describe('concurrency gate', () => {
     const s = await gatedServer(1);
     app = s.app;
     const busy = s.app.inject({ method: 'GET', url: '/work/a' });
-    await s.settle();
+    await s.settle(1);
     expect((await s.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     s.finish('a');
     expect((await busy).statusCode).toBe(200);
@@ -97,7 +104,7 @@ describe('concurrency gate', () => {
     app = s.app;
     const address = await s.app.listen({ port: 0, host: '127.0.0.1' });
     const holder = fetch(`${address}/work/a`);
-    await s.settle();
+    await s.settle(1);
     // A client that sends its request, then hangs up while it waits for the slot.
     const socket = await rawSocket(address);
     socket.write('GET /work/gone HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -108,7 +115,7 @@ describe('concurrency gate', () => {
     await s.settle();
     s.finish('a');
     expect((await holder).status).toBe(200);
-    await s.settle();
+    await s.settle(2);
     expect(s.started).toEqual(['a', 'c']);
     s.finish('c');
     expect((await after).status).toBe(200);
@@ -129,7 +136,7 @@ describe('concurrency gate', () => {
     letThrough();
     await s.settle();
     const after = fetch(`${address}/work/b`);
-    await s.settle();
+    await s.settle(1);
     expect(s.started).toEqual(['b']);
     s.finish('b');
     expect((await after).status).toBe(200);
@@ -143,10 +150,10 @@ describe('concurrency gate', () => {
     // Node attaches a pipelined response to the socket only after the one before it; until
     // then it emits neither 'finish' nor 'close', also when the connection goes away.
     socket.write('GET /work/p1 HTTP/1.1\r\nHost: x\r\n\r\nGET /work/p2 HTTP/1.1\r\nHost: x\r\n\r\nGET /work/p3 HTTP/1.1\r\nHost: x\r\n\r\n');
-    await s.settle();
+    await s.settle(1);
     expect(s.started).toEqual(['p1']);
     s.finish('p1');
-    await s.settle();
+    await s.settle(2);
     expect(s.started).toEqual(['p1', 'p2']);
     socket.destroy();
     await s.settle();
@@ -154,7 +161,7 @@ describe('concurrency gate', () => {
     await s.settle();
     // p3's client is gone: it never starts, and neither p2 nor p3 keeps the slot.
     const after = fetch(`${address}/work/c`);
-    await s.settle();
+    await s.settle(3);
     expect(s.started).toEqual(['p1', 'p2', 'c']);
     s.finish('c');
     expect((await after).status).toBe(200);
@@ -170,7 +177,7 @@ describe('concurrency gate', () => {
     socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((r) => setTimeout(r, 300));
     const after = fetch(`${address}/work/c`);
-    await s.settle();
+    await s.settle(1);
     expect(s.started).toEqual(['c']);
     s.finish('c');
     expect((await after).status).toBe(200);

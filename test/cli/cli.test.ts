@@ -51,7 +51,7 @@ describeEachDialect('npx focus', (dialect) => {
   const me = (token: string) => app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${token}` } });
 
   it('migrate applies every migration on an empty database, then none, and says where the database is', async () => {
-    const first = json(await focus(env, 'migrate')) as { database: string; applied: string[] };
+    const first = json(await focusBin(env, 'migrate')) as { database: string; applied: string[] };
     expect(first.database).toBe(describeDatabase(database.url));
     expect(first.database).not.toContain('@127.0.0.1:5432/test?');
     expect(first.applied.length).toBeGreaterThan(0);
@@ -63,7 +63,7 @@ describeEachDialect('npx focus', (dialect) => {
   }, 90_000);
 
   it('users add prints exactly the user, creates orgs, and is idempotent', async () => {
-    const added = await focus(env, 'users', 'add', 'alice', '--org', '1', '--org', '2');
+    const added = await focusBin(env, 'users', 'add', 'alice', '--org', '1', '--org', '2');
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout).toBe('{"handle":"alice","org_ids":[1,2]}\n');
     expect(added.stderr).toBe('');
@@ -113,7 +113,7 @@ describeEachDialect('npx focus', (dialect) => {
 
   it('tokens issue prints a working token once and stores only its hash', async () => {
     const before = Date.now();
-    const issued = json(await focus(env, 'tokens', 'issue', 'alice', '--name', 'laptop', '--ttl', '30d')) as Record<string, unknown>;
+    const issued = json(await focusBin(env, 'tokens', 'issue', 'alice', '--name', 'laptop', '--ttl', '30d')) as Record<string, unknown>;
     expect(Object.keys(issued).sort()).toEqual(['expires_at', 'id', 'token']);
     expect(issued.id).toEqual(expect.any(Number));
     expect(issued.token).toMatch(/^fst_[0-9A-Za-z]{32,}$/);
@@ -159,7 +159,7 @@ describeEachDialect('npx focus', (dialect) => {
   }, 90_000);
 
   it('users email sets the address single sign-on matches (lower-cased), one user per address; --clear removes it', async () => {
-    expect(json(await focus(env, 'users', 'email', 'alice', 'Alice@Example.com'))).toEqual({ handle: 'alice', email: 'alice@example.com' });
+    expect(json(await focusBin(env, 'users', 'email', 'alice', 'Alice@Example.com'))).toEqual({ handle: 'alice', email: 'alice@example.com' });
     expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob', 'alice@example.COM'), /alice already has the email alice@example\.com/);
     expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob', 'not-an-address'), /not an email address: not-an-address/);
     expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob'), /give an address or --clear/);
@@ -215,7 +215,7 @@ describeEachDialect('npx focus', (dialect) => {
   }, 90_000);
 
   it('users list and tokens list show metadata only, never a token or its hash', async () => {
-    const users = json(await focus(env, 'users', 'list'));
+    const users = json(await focusBin(env, 'users', 'list'));
     expect(users).toEqual({
       data: [
         { handle: 'alice', org_ids: [1, 2, 3], timezone: 'UTC', disabled: false },
@@ -224,7 +224,7 @@ describeEachDialect('npx focus', (dialect) => {
     });
     const issued = json(await focusBin(env, 'tokens', 'issue', 'alice', '--name', 'listed', '--ttl', '1h')) as { id: number; token: string };
     expect((await me(issued.token)).statusCode).toBe(200);
-    const listed = await focus(env, 'tokens', 'list');
+    const listed = await focusBin(env, 'tokens', 'list');
     const all = json(listed) as { data: Record<string, unknown>[] };
     expect(listed.stdout).not.toContain(issued.token.slice(4));
     expect(listed.stdout).not.toMatch(/hash/);
@@ -251,7 +251,7 @@ describeEachDialect('npx focus', (dialect) => {
     const other = json(await focusBin(env, 'tokens', 'issue', 'alice')) as { id: number; token: string };
     expect((await me(issued.token)).statusCode).toBe(200);
 
-    const revoked = await focus(env, 'tokens', 'revoke', String(issued.id));
+    const revoked = await focusBin(env, 'tokens', 'revoke', String(issued.id));
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toBe(`{"id":${issued.id},"revoked":true}\n`);
 
@@ -273,7 +273,7 @@ describeEachDialect('npx focus', (dialect) => {
   }, 90_000);
 
   it('users add --timezone sets a home zone that sessions without one take; again it changes it, without it keeps it', async () => {
-    expect(json(await focus(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'europe/berlin'))).toEqual({ handle: 'berta', org_ids: [1] });
+    expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'europe/berlin'))).toEqual({ handle: 'berta', org_ids: [1] });
     const { token } = json(await focusBin(env, 'tokens', 'issue', 'berta')) as { token: string };
     expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1], timezone: 'Europe/Berlin', reminders: [5] } });
     const create = (schedule: string) =>
@@ -296,7 +296,7 @@ describeEachDialect('npx focus', (dialect) => {
     // Run again with --timezone: the zone changes (the server sees it at once), earlier sessions stay put.
     expect(json(await focusBin(env, 'users', 'add', 'berta', '--org', '1', '--timezone', 'America/New_York'))).toEqual({ handle: 'berta', org_ids: [1, 2] });
     expect((await me(token)).json()).toEqual({ data: { handle: 'berta', org_ids: [1, 2], timezone: 'America/New_York', reminders: [5] } });
-    const users = json(await focus(env, 'users', 'list')) as { data: { handle: string; timezone: string }[] };
+    const users = json(await focusBin(env, 'users', 'list')) as { data: { handle: string; timezone: string }[] };
     expect(users.data.map((u) => [u.handle, u.timezone])).toEqual([
       ['alice', 'UTC'],
       ['berta', 'America/New_York'],

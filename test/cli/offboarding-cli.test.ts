@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { describeEachDialect, testConfig, useTestDatabase } from '../helpers/harness.js';
-import { type CliResult, buildOnce, focus, focusBin } from '../helpers/server-process.js';
+import { type CliResult, buildOnce, focusBin } from '../helpers/server-process.js';
 
 /*
  * Contract section 13, off-boarding, as an operator types it: `users disable|enable|remove`,
@@ -54,7 +54,7 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
 
   it('users disable refuses every token of the user at once, users enable undoes it; both show in users list', async () => {
     expect((await call('olga', 'GET', '/api/v1/me')).status).toBe(200);
-    const disabled = await focus(env, 'users', 'disable', 'olga');
+    const disabled = await focusBin(env, 'users', 'disable', 'olga');
     expect(disabled.stdout).toBe('{"handle":"olga","disabled":true}\n');
     expect((await call('olga', 'GET', '/api/v1/me')).status).toBe(401);
     expect((await call('pete', 'GET', '/api/v1/me')).status).toBe(200);
@@ -74,7 +74,7 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
     const inOne = await call('olga', 'POST', '/api/v1/sessions', { ...SESSION, org_id: 1 });
     const inTwo = await call('olga', 'POST', '/api/v1/sessions', { ...SESSION, org_id: 2 });
     expect([inOne.status, inTwo.status]).toEqual([201, 201]);
-    const removed = await focus(env, 'users', 'remove', 'olga', '--org', '1');
+    const removed = await focusBin(env, 'users', 'remove', 'olga', '--org', '1');
     expect(removed.stdout).toBe('{"handle":"olga","org_ids":[2]}\n');
     expect((await call('olga', 'GET', '/api/v1/me')).body?.data.org_ids).toEqual([2]);
     expect((await call('olga', 'GET', `/api/v1/sessions/${String(inOne.body?.data.id)}`)).status).toBe(404);
@@ -90,7 +90,7 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
     const mine = await call('olga', 'POST', '/api/v1/webhooks', { url, events: ['session.created'] });
     const theirs = await call('pete', 'POST', '/api/v1/webhooks', { url, events: ['task.created'], description: 'sync' });
     expect([mine.status, theirs.status]).toEqual([201, 201]);
-    const listed = await focus(env, 'webhooks', 'list');
+    const listed = await focusBin(env, 'webhooks', 'list');
     expect(listed.stdout).not.toContain('whsec_');
     expect(json(listed)).toEqual({
       data: [
@@ -116,7 +116,7 @@ describeEachDialect('npx focus: off-boarding commands', (dialect) => {
     const secretUrl = String(mine.body?.data.url);
     expect((await app.inject({ url: secretUrl })).statusCode).toBe(200);
 
-    const listed = await focus(env, 'feeds', 'list');
+    const listed = await focusBin(env, 'feeds', 'list');
     expect(listed.stdout).not.toContain(secretUrl.slice('/ical/'.length, -'.ics'.length));
     expect(json(listed)).toEqual({
       data: [

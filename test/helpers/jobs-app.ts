@@ -25,7 +25,10 @@ export interface JobsApp {
  * spoken to through inject(). Until `start` an app without jobs serves (as if every
  * instance that runs them were down); `start` replaces it with one that runs them.
  */
-export async function createJobsApp(dialect: DialectName, settings: WebhookSettings = { allowPrivate: true, retryScale: 0.001 }): Promise<JobsApp> {
+export async function createJobsApp(dialect: DialectName, given: Partial<WebhookSettings> = {}): Promise<JobsApp> {
+  // Sent on the event loop: a dispatch thread loads its module graph anew through tsx, 2–5 s per
+  // app on two cores. The thread itself is exercised by the slow suites' server processes.
+  const settings: WebhookSettings = { allowPrivate: true, retryScale: 0.001, inline: true, ...given };
   const database = await createTestDatabase(dialect);
   const storage = openStorage({ databaseUrl: database.url });
   await storage.migrate();

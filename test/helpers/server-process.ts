@@ -85,8 +85,8 @@ export function focus(env: Record<string, string>, ...args: string[]): Promise<C
 }
 
 /**
- * Runs the same bin with node directly. npx costs a second of CPU per call, so the
- * long error matrices and set-up steps use this; the headline commands go through npx.
+ * Runs the same bin with node directly. npx costs 3–12 s per call here (npm 11 reads the
+ * installed tree first), so only `focus --help` goes through it and every other call uses this.
  */
 export function focusBin(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return exec(process.execPath, [FOCUS_BIN, ...args], env);

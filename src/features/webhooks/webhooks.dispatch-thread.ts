@@ -77,11 +77,11 @@ function startThread(data: DispatchWorkerData, log: WarnLog & { error(obj: objec
  * Starts sending webhook deliveries. Signing, HTTP and their bookkeeping run on a thread of
  * their own with its own database connection, so the event loop serves requests only (contract
  * section 13, fan-out; docs/architecture.md). An in-memory SQLite database cannot be opened
- * twice: there the dispatcher runs on the event loop.
+ * twice: there, and when the settings ask (`inline`), the dispatcher runs on the event loop.
  */
 export function startDispatch(storage: Storage, webhooks: WebhookSettings, log: WarnLog & { error(obj: object, msg: string): void }): RunningDispatch {
   const { databaseUrl, poolSize, connectTimeoutMs, statementTimeoutMs, roomWaitMs } = storage.settings;
-  if (isPostgresUrl(databaseUrl) || !databaseUrl.endsWith(':memory:')) {
+  if (webhooks.inline !== true && (isPostgresUrl(databaseUrl) || !databaseUrl.endsWith(':memory:'))) {
     const pool = Math.min(poolSize ?? DISPATCH_THREAD_CONNECTIONS, DISPATCH_THREAD_CONNECTIONS);
     // Copied field by field: what the storage was opened with may carry more than can be cloned.
     return startThread({ storage: { databaseUrl, poolSize: pool, connectTimeoutMs, statementTimeoutMs, roomWaitMs }, webhooks: { ...webhooks } }, log);

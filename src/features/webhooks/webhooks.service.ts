@@ -29,6 +29,11 @@ export interface WebhookSettings {
   retryScale: number;
   /** WEBHOOK_DNS_SERVERS: the DNS servers destinations are resolved with (default: the system's). */
   dnsServers?: ResolveOptions['dnsServers'];
+  /**
+   * Sends on the event loop instead of a thread of its own (as an in-memory SQLite database
+   * always does): the fast test suites, whose apps start and stop by the dozen. Not from the environment.
+   */
+  inline?: boolean;
 }
 
 /** `whsec_` + base64 of 32 random bytes: the format Standard Webhooks libraries read. */
