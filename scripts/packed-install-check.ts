@@ -16,7 +16,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { dockerfileCommand } from './dockerfile.js';
 
@@ -83,6 +83,24 @@ async function stop(served: Served, what: string): Promise<void> {
 
 const devOnly = ['typescript', 'vitest', 'tsx', 'playwright-core', 'eslint'];
 
+/**
+ * better-sqlite3's installer downloads a prebuilt binary, else compiles SQLite: ~2.5 min on two
+ * cores, for each of the two installs below, where GitHub is out of reach. It first looks in npm's
+ * cache of prebuilt binaries, where the binary this checkout's `npm ci` built (same version, same
+ * Node) is put, under the name the installer itself says it looks for. Without it, it compiles.
+ */
+async function cacheSqliteBinary(): Promise<void> {
+  const pkg = join(ROOT, 'node_modules', 'better-sqlite3');
+  const installer = join(ROOT, 'node_modules', '.bin', 'prebuild-install');
+  if (!existsSync(join(pkg, 'build', 'Release', 'better_sqlite3.node')) || !existsSync(installer)) return;
+  const cache = (await sh('npm', ['config', 'get', 'cache'], { cwd: ROOT })).stdout.trim();
+  const probe = await sh(installer, ['--verbose'], { cwd: pkg, env: { npm_config_cache: cache } });
+  const cached = /looking for cached prebuild @ (\S+\.tar\.gz)/.exec(probe.stdout + probe.stderr)?.[1];
+  if (cached === undefined || existsSync(cached)) return;
+  mkdirSync(dirname(cached), { recursive: true });
+  await sh('tar', ['-czf', cached, '-C', pkg, 'build/Release/better_sqlite3.node'], { cwd: ROOT });
+}
+
 async function main(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'focus-packed-'));
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -121,6 +139,7 @@ async function main(): Promise<number> {
     check(own.stdout === `${VERSION}\n`, 'npx focus still runs in the checkout after npm pack', own.stderr);
 
     process.stdout.write('packed-install-check: the Dockerfile path (unpacked, npm ci --omit=dev)\n');
+    await cacheSqliteBinary();
     await sh('tar', ['-xzf', tarball, '-C', work], { cwd: work });
     const app = join(work, 'package');
     const install = await sh('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: app });

@@ -29,6 +29,7 @@ import { webhooksRoutes } from '../features/webhooks/webhooks.routes.js';
 import { createWebhooksService } from '../features/webhooks/webhooks.service.js';
 import type { Storage } from '../storage/database.js';
 import { API_PREFIX, BODY_LIMIT } from '../toolkit/api.js';
+import { serializerCompiler } from '../toolkit/serialization.js';
 import { validatorCompiler } from '../toolkit/validation.js';
 import { bodilessPlugin } from './bodiless.plugin.js';
 import { clientErrorHandler, protocolErrorsPlugin, protocolServerOptions } from './client-errors.js';
@@ -101,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options;
   const app = Fastify(serverOptions(config, options.logger)).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.decorate('publicUrl', config.publicUrl);
 
   await app.register(storagePlugin, { config, storage: options.storage, migrate: options.migrate });

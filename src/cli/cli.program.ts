@@ -3,9 +3,8 @@ import { environmentHelp } from '../config/config.docs.js';
 import { type Config, describeDatabase, loadConfig, prepareDatabaseLocation } from '../config/config.js';
 import { PACKAGE } from '../config/config.package.js';
 import { type AuthService, AdminInputError, createAuthService } from '../features/auth/auth.service.js';
-import { createAccountsAdmin } from '../features/accounts/accounts.public.js';
-import { createCalendarAdmin } from '../features/calendar/calendar.admin.js';
-import { createWebhooksAdmin } from '../features/webhooks/webhooks.admin.js';
+import type { createCalendarAdmin } from '../features/calendar/calendar.admin.js';
+import type { createWebhooksAdmin } from '../features/webhooks/webhooks.admin.js';
 import { type Storage, openStorage } from '../storage/database.js';
 import { FocusCommand, positiveInteger, repeatable, single } from './cli.parsing.js';
 
@@ -32,7 +31,11 @@ const withAdmin = <T>(fn: (admin: AuthService) => Promise<T>) => withStorage((st
 
 /** An operator's command over every user's webhooks or calendar feeds, with the user service to name users by handle. */
 const withOperator = <T>(fn: (services: { admin: AuthService; webhooks: ReturnType<typeof createWebhooksAdmin>; feeds: ReturnType<typeof createCalendarAdmin> }) => Promise<T>) =>
-  withStorage((storage) => fn({ admin: createAuthService(storage), webhooks: createWebhooksAdmin(storage), feeds: createCalendarAdmin(storage) }));
+  withStorage(async (storage) => {
+    // Loaded by the commands that use them: each command is a process, and loading every feature took ~0.4 s of each.
+    const [{ createWebhooksAdmin }, { createCalendarAdmin }] = await Promise.all([import('../features/webhooks/webhooks.admin.js'), import('../features/calendar/calendar.admin.js')]);
+    return fn({ admin: createAuthService(storage), webhooks: createWebhooksAdmin(storage), feeds: createCalendarAdmin(storage) });
+  });
 
 /** `--user <handle>`: the user's id, or undefined for everyone's. */
 const userIdOf = (admin: AuthService, handle: string | undefined) => (handle === undefined ? Promise.resolve(undefined) : admin.userIdOf(handle));
@@ -148,6 +151,7 @@ function addInvite(program: Command): void {
     .argument('<org>', 'the org id (positive integer); the org must exist (`users add … --org`)', positiveInteger('org id'))
     .addHelpText('after', prints('{"id":1,"org_id":1,"url":"<PUBLIC_URL>/invite#…","expires_at":"…"}') + '\nThe link starts with PUBLIC_URL, or http://<HOST>:<PORT> when it is not set.')
     .action(async (org: number) => {
+      const { createAccountsAdmin } = await import('../features/accounts/accounts.public.js');
       const made = await withStorage((storage, config) => {
         const base = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
         return createAccountsAdmin(storage).inviteFromCli(org, base);

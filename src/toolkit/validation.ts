@@ -64,8 +64,22 @@ function compileText(schema: object): ValidateFunction {
   return wrapped;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? boundedValidator(bodyAjv.compile(schema as object), schema as object) : compileText(schema as object);
+/*
+ * Validators by part and schema text: a process that builds many apps (the test suites build
+ * hundreds) compiles each schema once. By text, not object: Fastify rebuilds every headers
+ * schema (its keys lower-cased) for each app.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const key = `${httpPart ?? ''}\0${JSON.stringify(schema)}`;
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    validate = httpPart === 'body' ? boundedValidator(bodyAjv.compile(schema as object), schema as object) : compileText(schema as object);
+    compiled.set(key, validate);
+  }
+  return validate;
+};
 
 const xMessage = (e: ErrorObject): string | undefined => {
   const message = (e.parentSchema as { 'x-message'?: unknown } | undefined)?.['x-message'];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -50,6 +50,34 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
       await client.end();
     },
   };
+}
+
+/** Per test process, the SQLite file every migrated test database starts as a copy of. */
+let sqliteTemplate: Promise<string> | undefined;
+
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'focus-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'focus.db');
+    const storage = openStorage({ databaseUrl: `sqlite:${file}` });
+    await storage.migrate();
+    // Closed: its write-ahead log is folded into the file, which is then whole.
+    await storage.close();
+    return file;
+  })();
+  return sqliteTemplate;
+}
+
+/**
+ * A fresh database for a caller that migrates it. On SQLite a copy of a file migrated once per
+ * test process, where migrate() then finds nothing to do: migrating each of a run's hundreds of
+ * databases cost ~0.2 s of CPU apiece. On PostgreSQL an empty schema, as createTestDatabase gives.
+ */
+export async function freshDatabaseToMigrate(dialect: DialectName): Promise<TestDatabase> {
+  const database = await createTestDatabase(dialect);
+  if (dialect === 'sqlite') copyFileSync(await migratedSqliteTemplate(), database.url.slice('sqlite:'.length));
+  return database;
 }
 
 export function testConfig(url: string, env: Record<string, string> = {}): Config {
@@ -123,7 +151,7 @@ export interface TestApp {
 }
 
 export async function createTestApp(dialect: DialectName, env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+  const database = await freshDatabaseToMigrate(dialect);
   const storage = openStorage({ databaseUrl: database.url });
   const admin = createAuthService(storage);
   const app = await buildApp({ config: testConfig(database.url, env), storage, logger: false });
@@ -158,7 +186,7 @@ export interface StorageFixture {
 
 /** For tests below the HTTP layer: a migrated fresh database holding one user in org 1. */
 export async function createStorageFixture(dialect: DialectName, now = '2026-01-01T00:00:00.000Z'): Promise<StorageFixture> {
-  const database = await createTestDatabase(dialect);
+  const database = await freshDatabaseToMigrate(dialect);
   const storage = openStorage({ databaseUrl: database.url });
   await storage.migrate();
   const row = await storage.db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow();

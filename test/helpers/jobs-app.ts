@@ -6,7 +6,7 @@ import type { WebhookSettings } from '../../src/features/webhooks/webhooks.servi
 import { startJobs } from '../../src/server.jobs.js';
 import { type Storage, openStorage } from '../../src/storage/database.js';
 import type { DialectName } from '../../src/storage/dialect.js';
-import { Client, type TestDatabase, type UserClient, createTestDatabase, testConfig } from './harness.js';
+import { Client, type TestDatabase, type UserClient, freshDatabaseToMigrate, testConfig } from './harness.js';
 import { Receiver } from './webhook-receiver.js';
 
 export interface JobsApp {
@@ -29,7 +29,7 @@ export async function createJobsApp(dialect: DialectName, given: Partial<Webhook
   // Sent on the event loop: a dispatch thread loads its module graph anew through tsx, 2–5 s per
   // app on two cores. The thread itself is exercised by the slow suites' server processes.
   const settings: WebhookSettings = { allowPrivate: true, retryScale: 0.001, inline: true, ...given };
-  const database = await createTestDatabase(dialect);
+  const database = await freshDatabaseToMigrate(dialect);
   const storage = openStorage({ databaseUrl: database.url });
   await storage.migrate();
   const env = { WEBHOOK_ALLOW_PRIVATE: settings.allowPrivate ? '1' : '0', WEBHOOK_RETRY_SCALE: String(settings.retryScale) };
