@@ -14,10 +14,10 @@ import { sessionRow } from '../../../test/helpers/session-row.js';
 /** Statements of one page at most: its keys (with the rare-keyword lookup and the series outside the index), rows, collaborators, next dates, counts. */
 const MAX_PAGE_STATEMENTS = 7;
 
-/** Tables that grow with what people store; reading one without an index makes a page's cost grow with it. */
 /** The instant the fixture's index was built at, as the server's indexer would have at start-up. */
 const INDEXED_AT = new Date('2026-06-01T00:00:00Z');
 
+/** Tables that grow with what people store; reading one without an index makes a page's cost grow with it. */
 const GROWING = ['sessions', 'session_occurrences', 'session_participants', 'session_collaborators', 'session_exceptions', 'users'];
 
 /**
