@@ -53,7 +53,8 @@ export async function startServer(config: Config): Promise<FastifyInstance> {
     // Nothing is served (a port taken, say): stop the jobs and close the database, or the process
     // would go on running jobs unseen; a signal meanwhile must not end it with 0 (shutdown).
     closing = true;
-    await app.close();
+    // The listen error says what went wrong: a failure to close is logged, not put in its place.
+    await app.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing after a failed start failed'));
     throw error;
   }
   app.log.info(
