@@ -557,6 +557,23 @@ function scenarios(s: SeedResult): Scenario[] {
       ],
     },
     {
+      // The writer, a member of the planner's org, joins and leaves the planner's sessions in turn.
+      name: 'POST /sessions/{id}/join, /leave',
+      target: 'service',
+      group: 'write',
+      requests: [
+        {
+          method: 'POST',
+          headers: { authorization: writer.authorization as string },
+          setupRequest: (r) => {
+            const i = n++;
+            const ids = s.planner.sessionIds;
+            return { ...r, path: `/api/v1/sessions/${ids[Math.floor(i / 2) % ids.length]}/${i % 2 === 0 ? 'join' : 'leave'}` };
+          },
+        },
+      ],
+    },
+    {
       name: 'mixed (70% reads of 5 kinds, 30% writes)',
       target: 'service',
       duration: mixedDuration,

@@ -190,6 +190,8 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     { user_id: special.noisyMember, org_id: adversarialOrg },
     { user_id: special.hoarder, org_id: 1 },
     { user_id: special.planner, org_id: plannerOrg },
+    // The writer joins and leaves the planner's sessions (a participation write outside the listing orgs).
+    { user_id: 3, org_id: plannerOrg },
   );
   const tokens = users.map((u) => ({ userId: u.id, token: generateToken() }));
   await insertChunked(storage, 'orgs', orgs);

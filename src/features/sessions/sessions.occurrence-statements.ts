@@ -153,6 +153,7 @@ function datedPageQuery(storage: Storage) {
     (db, q: PageStatement) => {
       const page = pageKeys(storage, db, q);
       // Each key with its row's version and its occurrence's participants (a one-off's under ONE_OFF), as of the streams' snapshot.
+      // Participants are counted, and an override looked up, only for a session flagged as having any (migration 0033).
       return db
         .selectFrom(page.as('k'))
         .innerJoin('sessions', 'sessions.id', 'k.session_id')
@@ -164,11 +165,17 @@ function datedPageQuery(storage: Storage) {
           'k.ends_at',
           'k.completed',
           'sessions.row_version',
-          joinedCount(eb.ref('k.session_id'), eb.case().when('sessions.is_recurring', '=', 1).then(eb.ref('k.occurrence_date')).else(sql.lit(ONE_OFF)).end(), eb.ref('sessions.created_by')).as('joined'),
+          eb
+            .case()
+            .when('sessions.has_participants', '=', 1)
+            .then(joinedCount(eb.ref('k.session_id'), eb.case().when('sessions.is_recurring', '=', 1).then(eb.ref('k.occurrence_date')).else(sql.lit(ONE_OFF)).end(), eb.ref('sessions.created_by')))
+            .else(0)
+            .end()
+            .as('joined'),
           // A series' occurrence as an override edited it (a one-off has none): read here, so that a page needs no statement of overrides.
           eb
             .case()
-            .when('sessions.is_recurring', '=', 1)
+            .when(eb.and([eb('sessions.is_recurring', '=', 1), eb('sessions.has_overrides', '=', 1)]))
             .then(eb.selectFrom('session_overrides').select('session_overrides.fields').whereRef('session_overrides.session_id', '=', 'k.session_id').whereRef('session_overrides.occurrence_date', '=', 'k.occurrence_date'))
             .end()
             .as('override'),

@@ -138,6 +138,12 @@ describeEachDialect('occurrence overrides over HTTP', (dialect) => {
     expect(joined.participants_count).toBe(2);
     expect((await t.bob.get(`/api/v1/sessions/${series.id}?date=${addDays(split, -1)}`)).body.data.participants_count).toBe(2);
     expect((await t.alice.get(`/api/v1/sessions/${created.id}?date=${addDays(split, 2)}`)).body.data).toMatchObject({ name: 'special', duration: 15, starts_at: `${addDays(split, 2)}T11:00:00.000Z` });
+    // A dated listing finds the moved participation and override on the new series (its flags, migration 0033).
+    const listed = (await t.bob.get(`/api/v1/sessions?day_start=${addDays(split, 1)}&day_ends=${addDays(split, 2)}`)).body.data as SessionRecord[];
+    expect(listed.filter((s) => s.id === created.id).map((s) => [s.occurrence_date, s.name, s.participants_count])).toEqual([
+      [addDays(split, 1), 'team v2', 2],
+      [addDays(split, 2), 'special', 1],
+    ]);
     const days = await occurrences(t.alice, created.id, start, addDays(start, 9));
     expect(days.map((o) => o.occurrence_date)).toEqual([0, 1, 2, 3, 4, 5].map((n) => addDays(split, n)));
     expect((await occurrences(t.alice, series.id, start, addDays(start, 9))).map((o) => o.occurrence_date)).toEqual([0, 1, 2, 3].map((n) => addDays(start, n)));
