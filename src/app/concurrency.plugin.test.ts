@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { outsideGate } from '../toolkit/outside-gate.js';
 import { addConcurrencyGate } from './concurrency.plugin.js';
 
@@ -33,7 +33,12 @@ async function gatedServer(max: number, beforeGate?: (name: string) => Promise<v
    * seconds), then 50 ms more, in which one that should still wait would start too.
    */
   const settle = async (count = 0) => {
-    for (const deadline = Date.now() + 10_000; started.length < count && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(
+      () => {
+        if (started.length < count) throw new Error(`${started.length} of ${count} requests started`);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
     await new Promise((r) => setTimeout(r, 50));
   };
   return { app, started, finish: (name: string) => release.get(name)?.(), settle };

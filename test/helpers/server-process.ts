@@ -231,6 +231,7 @@ export async function startServer(env: Record<string, string>, options: StartOpt
     stderr: () => stderrText,
     logs,
     async waitForLog(predicate, what, waitMs = 45_000) {
+      // A loop, not vi.waitFor: scripts/pg-restart-check.ts runs this file outside Vitest.
       const deadline = Date.now() + waitMs;
       for (;;) {
         const found = logs().find(predicate);

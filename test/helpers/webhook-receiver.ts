@@ -1,5 +1,6 @@
 import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { vi } from 'vitest';
 
 export interface Received {
   /** The request's path: several webhooks may share one receiver (one host). */
@@ -52,11 +53,12 @@ export class Receiver {
 
   /** Waits until `predicate` holds of what was received, polling. */
   async until(predicate: (received: Received[]) => boolean, timeoutMs = 15_000, what = 'webhook deliveries'): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.received)) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${this.received.length}: ${this.received.map((r) => r.body.slice(0, 80)).join(' | ')}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await vi.waitFor(
+      () => {
+        if (!predicate(this.received)) throw new Error(`timed out waiting for ${what}; received ${this.received.length}: ${this.received.map((r) => r.body.slice(0, 80)).join(' | ')}`);
+      },
+      { timeout: timeoutMs, interval: 25 },
+    );
   }
 
   async stop(): Promise<void> {
