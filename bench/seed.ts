@@ -168,6 +168,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
   const adversarialOrg = sizes.orgs + 1;
   const plannerOrg = sizes.orgs + 2;
   const special = { adversaryReader: sizes.users + 1, noisyMember: sizes.users + 2, hoarder: sizes.users + 3, planner: sizes.users + 4 };
+  const WRITER = 3;
   const orgs = Array.from({ length: sizes.orgs + 2 }, (_, i) => ({ id: i + 1, created_at: now }));
   const users = Array.from({ length: sizes.users }, (_, i) => ({ id: i + 1, handle: `user${i + 1}`, created_at: now }));
   users.push(
@@ -191,7 +192,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     { user_id: special.hoarder, org_id: 1 },
     { user_id: special.planner, org_id: plannerOrg },
     // The writer joins and leaves the planner's sessions (a participation write outside the listing orgs).
-    { user_id: 3, org_id: plannerOrg },
+    { user_id: WRITER, org_id: plannerOrg },
   );
   const tokens = users.map((u) => ({ userId: u.id, token: generateToken() }));
   await insertChunked(storage, 'orgs', orgs);
@@ -392,7 +393,7 @@ export async function seed(storage: Storage, scale: number, log: (line: string) 
     adversaryReader: options.adversarial ? user(special.adversaryReader) : undefined,
     hoarder: user(special.hoarder),
     importer: user(2),
-    writer: { ...user(3), taskIds: Array.from({ length: 200 }, (_, i) => writerFirst + i) },
+    writer: { ...user(WRITER), taskIds: Array.from({ length: 200 }, (_, i) => writerFirst + i) },
     planner: { ...user(special.planner), orgId: plannerOrg, sessionIds: plannerIds },
     streaker,
     others: Array.from({ length: Math.min(50, sizes.users - 3) }, (_, i) => user(4 + i)),

@@ -129,8 +129,9 @@ export interface SessionsTable {
   split_from: Generated<number | null>;
   /** Drawn anew by the database on every change to the row or its collaborators (migration 0027). */
   row_version: Generated<number>;
-  /** 1 once an override or a participation row has named the session; never cleared (triggers, migration 0033). */
+  /** 1 once a session_overrides row has named the session; never cleared (a trigger, migration 0033). */
   has_overrides: Generated<Flag>;
+  /** 1 once a session_participants row has named the session; never cleared (a trigger, migration 0033). */
   has_participants: Generated<Flag>;
 }
 
