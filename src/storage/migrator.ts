@@ -75,16 +75,18 @@ export class MigrationError extends Error {
 }
 
 /**
- * Kysely's introspection reads every schema of the database by name; a schema dropped by
- * someone else meanwhile fails that read though nothing of ours is wrong: SQLSTATE 3F000
- * naming another schema, or 42P01 naming a table of another schema (the schema went between
- * listing its tables and reading one). Nothing was applied then (PostgreSQL migrates in one
- * transaction), so the run can simply be repeated.
+ * Kysely's introspection reads every schema of the database by name; a schema dropped or
+ * migrated by someone else meanwhile fails that read though nothing of ours is wrong: SQLSTATE
+ * 3F000 naming another schema, 42P01 naming a table of another schema (the schema went between
+ * listing its tables and reading one), or 42703 from pg_get_serial_sequence (a column listed, then
+ * gone: the message names no schema, but ours changes only under the migration lock we hold).
+ * Nothing was applied then (PostgreSQL migrates in one transaction), so the run can be repeated.
  */
 export function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {
   if (!(error instanceof Error)) return false;
-  const { code } = error as Error & { code?: string };
+  const { code, routine } = error as Error & { code?: string; routine?: string };
   if (code === '3F000') return ours === undefined || !error.message.includes(`"${ours}"`);
+  if (code === '42703') return routine === 'pg_get_serial_sequence';
   if (code !== '42P01') return false;
   const schema = /relation "([^".]+)\.[^"]+" does not exist/.exec(error.message)?.[1];
   return schema !== undefined && schema !== ours;

@@ -127,8 +127,13 @@ describeEachDialect('migrating while another schema of the database is dropped',
         // What Kysely's introspection meets when another test's schema goes away mid-read.
         const schemaGone = await errorOf(storage, 'create table gone_schema_x.t (id int)');
         const tableGone = await errorOf(storage, `select 'gone_schema_x.session_occurrences'::regclass`);
+        // A column listed, then gone before its sequence was read (seen in CI: "action" of "changes").
+        const columnGone = await errorOf(storage, "select pg_get_serial_sequence('pg_catalog.pg_class', 'gone_column')");
         expect(otherSchemaVanished(schemaGone, ours)).toBe(true);
         expect(otherSchemaVanished(tableGone, ours)).toBe(true);
+        expect(otherSchemaVanished(columnGone, ours)).toBe(true);
+        // The same SQLSTATE from a statement of ours is a real failure.
+        expect(otherSchemaVanished(await errorOf(storage, 'select gone_column from pg_catalog.pg_class'), ours)).toBe(false);
         // A missing table of our own schema, or one named without a schema, is a real failure.
         expect(otherSchemaVanished(await errorOf(storage, `select '${ours}.no_such_table'::regclass`), ours)).toBe(false);
         expect(otherSchemaVanished(await errorOf(storage, 'select * from no_such_table'), ours)).toBe(false);
