@@ -1,6 +1,7 @@
 /**
  * `npm run bench:listings [-- --seconds 3 --warmup 1 --connections 50 --out bench/results/issue-36/latest]`
- * (`--only postgres|sqlite` and `--shapes date,keyword`, a name's start, narrow a run while working on one part)
+ * (`--only postgres|sqlite` and `--shapes date,keyword`, a name's start, narrow a run while working on one part;
+ * `--pairs N`, alternated Focus/plain runs per SQLite shape, 3 by default)
  *
  * Issue 36's measurement. SQLite: each listing shape against a plain server doing the same page
  * (bench/plain-listing-server.js, on a copy of the same database), alternated shape by shape in
@@ -25,12 +26,14 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '50' },
     out: { type: 'string', default: join(ROOT, 'bench/results/issue-36/latest') },
+    pairs: { type: 'string', default: '3' },
     only: { type: 'string' },
     shapes: { type: 'string' },
   },
 });
 const picked = args.shapes?.split(',').map((x) => x.trim());
 const run = { seconds: Number(args.seconds), warmup: Number(args.warmup), connections: Number(args.connections) };
+const PAIRS = Math.max(1, Number(args.pairs));
 const SCALE = 0.04;
 const PAGE = '50';
 const APP = 'bench36-focus';
@@ -95,8 +98,16 @@ async function checkPage(focus: Server, plain: Server, shape: Shape, token: stri
 
 interface SqliteRow {
   shape: string;
+  /** The pair whose ratio is the median of `pairs`: one real pair's figures, not a blend. */
   focus: Load;
   plain: Load;
+  pairs: { focus: Load; plain: Load }[];
+}
+
+/** The pair of median ratio (the lower middle one of an even count). */
+function medianPair(pairs: { focus: Load; plain: Load }[]): { focus: Load; plain: Load } {
+  const sorted = [...pairs].sort((a, b) => a.focus.reqPerSec / a.plain.reqPerSec - b.focus.reqPerSec / b.plain.reqPerSec);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as { focus: Load; plain: Load };
 }
 
 async function sqlitePhase(): Promise<{ rows: SqliteRow[]; tasks: Load; checks: PageCheck[] }> {
@@ -126,11 +137,18 @@ async function sqlitePhase(): Promise<{ rows: SqliteRow[]; tasks: Load; checks: 
     const tasks = await load(focus, '/api/v1/tasks', s.reader.token, run);
     const rows: SqliteRow[] = [];
     for (const shape of shapes(s)) {
-      // Alternated shape by shape: the shared machine's speed drifts within minutes.
-      const f = await load(focus, pathOf(shape), s.reader.token, run);
-      const p = await load(plain, pathOf(shape), s.reader.token, run);
-      rows.push({ shape: shape.name, focus: f, plain: p });
-      process.stderr.write(`  sqlite ${shape.name}: Focus ${f.reqPerSec.toFixed(0)}, plain ${p.reqPerSec.toFixed(0)} req/s, load ${loadavg()[0]?.toFixed(1)}\n`);
+      // Alternated run by run, the first server changing pair by pair: the shared machine's
+      // speed drifts within seconds, so one pair's ratio moved ±0.3; the median pair decides.
+      const pairs: SqliteRow['pairs'] = [];
+      for (let i = 0; i < PAIRS; i++) {
+        const first = i % 2 === 0 ? focus : plain;
+        const a = await load(first, pathOf(shape), s.reader.token, run);
+        const b = await load(first === focus ? plain : focus, pathOf(shape), s.reader.token, run);
+        const [f, p] = first === focus ? [a, b] : [b, a];
+        pairs.push({ focus: f, plain: p });
+        process.stderr.write(`  sqlite ${shape.name}: Focus ${f.reqPerSec.toFixed(0)}, plain ${p.reqPerSec.toFixed(0)} req/s, load ${loadavg()[0]?.toFixed(1)}\n`);
+      }
+      rows.push({ shape: shape.name, ...medianPair(pairs), pairs });
     }
     return { rows, tasks, checks };
   } finally {

@@ -10,6 +10,7 @@ import { preparedReuses } from '../../storage/prepared.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
+import { parseSerialized } from '../../toolkit/serialization.js';
 
 /** Statements of one page at most: its keys (with the rare-keyword lookup and the series outside the index), rows, collaborators, next dates, counts. */
 const MAX_PAGE_STATEMENTS = 7;
@@ -68,7 +69,7 @@ describeEachDialect('session listing plans', (dialect) => {
   async function plansOf(query: ListSessionsQuery, generic = false): Promise<{ sql: string; plan: string }[]> {
     const capture = new StatementCapture();
     const captured = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
-    const result = await createSessionsService(captured).list(reader, query).finally(() => captured.close());
+    const result = parseSerialized(await createSessionsService(captured).list(reader, query).finally(() => captured.close()));
     expect(result.data.length).toBeGreaterThan(0);
     const prefix = dialect === 'sqlite' ? 'explain query plan ' : 'explain ';
     const out = [];
@@ -110,7 +111,7 @@ describeEachDialect('session listing plans', (dialect) => {
   async function statementsOf(query: ListSessionsQuery): Promise<string[]> {
     const capture = new StatementCapture();
     const captured = openStorage({ databaseUrl: fixture.database.url }, { plugins: [capture] });
-    const result = await createSessionsService(captured).list(reader, query).finally(() => captured.close());
+    const result = parseSerialized(await createSessionsService(captured).list(reader, query).finally(() => captured.close()));
     expect(result.data).toHaveLength(query.limit ?? 0);
     return capture.compiled(storage.db).map((c) => c.sql);
   }
@@ -215,12 +216,12 @@ describeEachDialect('session listing plans', (dialect) => {
           if (query.org_id !== undefined && !user.orgIds.includes(query.org_id)) return;
           ran++;
           // Twice, so that the second call runs the shape the first one built.
-          await service.list(user, query);
-          const first = await service.list(user, query);
-          expect(first).toEqual(await reference.list(user, query));
+          parseSerialized(await service.list(user, query));
+          const first = parseSerialized(await service.list(user, query));
+          expect(first).toEqual(parseSerialized(await reference.list(user, query)));
           if (first.next_cursor !== null) {
             const next = { ...query, cursor: first.next_cursor };
-            expect(await service.list(user, next)).toEqual(await reference.list(user, next));
+            expect(parseSerialized(await service.list(user, next))).toEqual(parseSerialized(await reference.list(user, next)));
           }
         }),
         { numRuns: 50 },
@@ -243,10 +244,10 @@ describeEachDialect('session listing plans', (dialect) => {
     vi.useFakeTimers({ toFake: ['Date'], now: INDEXED_AT });
     try {
       const service = createSessionsService(captured);
-      const first = await service.list(reader, query);
+      const first = parseSerialized(await service.list(reader, query));
       expect(first.data.filter((s) => s.is_recurring === 1).length).toBeGreaterThan(0);
       capture.reset();
-      const again = await service.list(reader, query);
+      const again = parseSerialized(await service.list(reader, query));
       expect(again).toEqual(first);
       const statements = capture.compiled(storage.db).map((c) => c.sql);
       expect(statements, statements.join('\n')).toHaveLength(1);

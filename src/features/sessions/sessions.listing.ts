@@ -1,15 +1,17 @@
+import type { Static } from 'typebox';
 import { PAGE_BYTE_BUDGET } from '../../toolkit/api.js';
 import { FieldErrors } from '../../toolkit/errors.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
+import { type SerializedBody, serializedBody } from '../../toolkit/serialization.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays, compareDates, daysBetween } from '../recurrence/recurrence.dates.js';
 import type { SessionsContext } from './sessions.context.js';
 import type { DatedKey } from './sessions.occurrence-index.js';
 import type { SessionFilters } from './sessions.listing-filters.js';
 import { occurrencesIn } from './sessions.occurrence-source.js';
-import { type ItemKey, loadItems, nextDatesFrom, renderItems } from './sessions.read-model.js';
-import { LAST_SESSION_DATE, type Session } from './sessions.schema.js';
-import { type ListSessionsQuery } from './sessions.route-schema.js';
+import { type ItemKey, loadItems, nextDatesFrom, renderTexts } from './sessions.read-model.js';
+import { LAST_SESSION_DATE } from './sessions.schema.js';
+import type { ListSessionsQuery, SessionList } from './sessions.route-schema.js';
 
 export const MAX_RANGE_DAYS = 366;
 const DEFAULT_LIMIT = 100;
@@ -44,20 +46,11 @@ function rangeOf(query: ListSessionsQuery, errors: FieldErrors): { from: string;
 
 type After = Pick<DatedKey, 'startsAt' | 'id' | 'date'>;
 
-/** A rough size of a record on the wire: its variable parts plus the fixed ones. */
-function approximateBytes(s: Session): number {
-  let n = 800 + s.name.length + (s.rrule?.length ?? 0) + s.collaborator.length * 40;
-  for (const url of s.website_blocker?.urls ?? []) n += url.length + 3;
-  for (const c of s.website_blocker?.category ?? []) n += c.length + 3;
-  for (const app of Object.keys(s.snooze_apps)) n += app.length + 10;
-  return n;
-}
-
 export async function listSessions(
   ctx: SessionsContext,
   user: AuthenticatedUser,
   query: ListSessionsQuery,
-): Promise<{ data: Session[]; next_cursor: string | null }> {
+): Promise<SerializedBody<Static<typeof SessionList>>> {
   const errors = new FieldErrors();
   if (query.org_id !== undefined && !user.orgIds.includes(query.org_id)) errors.add('/org_id', 'is not one of your organizations');
   const range = rangeOf(query, errors);
@@ -77,7 +70,8 @@ export async function listSessions(
   // section 13, search timing).
   // One extra key tells whether another page follows.
   let items: ItemKey[];
-  let cursors: string[];
+  // Each item's sort key; only the last one shown becomes the cursor (encoded once, not per item).
+  let cursorKeys: (string | number)[][];
   let more: boolean;
   if (range === undefined) {
     const after = query.cursor === undefined ? undefined : undatedCursor(query.cursor);
@@ -85,17 +79,19 @@ export async function listSessions(
     const keys = await ctx.sessions.keys({ user, filters, after, limit: limit + 1, nextFrom: nextDatesFrom(new Date()) });
     more = keys.length > limit;
     items = keys.slice(0, limit).map((k) => ({ id: k.id, seen: k.seen }));
-    cursors = keys.slice(0, limit).map((k) => encodeCursor([k.startsAt, k.id]));
+    cursorKeys = keys.slice(0, limit).map((k) => [k.startsAt, k.id]);
   } else {
     const after = query.cursor === undefined ? undefined : datedCursor(query.cursor);
     const keys = await occurrencesIn(ctx, { user, filters, range, after, limit: limit + 1 });
     more = keys.length > limit;
     const page = keys.slice(0, limit);
     items = page.map((k) => ({ id: k.id, occurrence: { date: k.date, starts_at: k.startsAt, ends_at: k.endsAt, completed: k.completed }, ...(k.seen === undefined ? {} : { seen: k.seen }) }));
-    cursors = page.map((k) => encodeCursor([k.startsAt, k.id, k.date]));
+    cursorKeys = page.map((k) => [k.startsAt, k.id, k.date]);
   }
   const { shown, lastConsumed, cut } = await renderWithinBudget(ctx, user, items, filters);
-  return { data: shown, next_cursor: (more || cut) && lastConsumed >= 0 ? (cursors[lastConsumed] ?? null) : null };
+  const last = (more || cut) && lastConsumed >= 0 ? cursorKeys[lastConsumed] : undefined;
+  // The page assembled from its records' texts, in SessionList's order (data, then next_cursor).
+  return serializedBody(`{"data":[${shown.join(',')}],"next_cursor":${JSON.stringify(last === undefined ? null : encodeCursor(last))}}`);
 }
 
 /** The first round of a page loads this many items; a later one as many as the bytes seen so far say still fit. */
@@ -114,8 +110,8 @@ async function renderWithinBudget(
   user: AuthenticatedUser,
   items: ItemKey[],
   filters: SessionFilters,
-): Promise<{ shown: Session[]; lastConsumed: number; cut: boolean }> {
-  const shown: Session[] = [];
+): Promise<{ shown: string[]; lastConsumed: number; cut: boolean }> {
+  const shown: string[] = [];
   let bytes = 0;
   let consumed = 0;
   for (let round = 0; round < MAX_ROUNDS && consumed < items.length; round++) {
@@ -123,13 +119,13 @@ async function renderWithinBudget(
     const size = round === 0 ? FIRST_ROUND : average === 0 ? items.length : Math.ceil((PAGE_BYTE_BUDGET - bytes) / average) + 1;
     const chunk = items.slice(consumed, consumed + size);
     const set = await loadItems(ctx, ctx.storage.db, { user, items: chunk, listing: { filters } });
-    const records = renderItems(set, chunk, user, { listing: true });
+    const records = renderTexts(set, chunk, user, { listing: true });
     let next = 0;
     for (let i = 0; i < chunk.length; i++) {
       // renderItems leaves out exactly the items whose row it did not read.
       if (!set.rows.has((chunk[i] as ItemKey).id)) continue;
-      const record = records[next++] as Session;
-      const weight = approximateBytes(record);
+      const record = records[next++] as string;
+      const weight = Buffer.byteLength(record);
       if (shown.length > 0 && bytes + weight > PAGE_BYTE_BUDGET) return { shown, lastConsumed: consumed + i - 1, cut: true };
       shown.push(record);
       bytes += weight;

@@ -7,7 +7,6 @@ import {
 import type {
   MonthOption,
   Occurrence,
-  Phase,
   SessionType,
   Status,
   WebsiteBlocker,
@@ -17,8 +16,8 @@ import type { NewSession, SessionRow } from '../../storage/tables.js';
 import type { RecurrencePattern } from '../recurrence/recurrence.engine.js';
 import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { toRRule } from '../recurrence/recurrence.rrule.js';
-import { canonicalTimeZone, formatTime12h, occurrenceInstants, parseTimeInput } from '../recurrence/recurrence.time.js';
-import type { CreateSessionBody, Participation, Session } from './sessions.schema.js';
+import { canonicalTimeZone, occurrenceInstants, parseTimeInput } from '../recurrence/recurrence.time.js';
+import type { CreateSessionBody } from './sessions.schema.js';
 
 /** A session's writable state, as the service reasons about it (time in minutes). */
 export interface SessionModel {
@@ -220,76 +219,5 @@ export function patternOf(m: RecurrenceFields, exceptions?: ReadonlySet<string>)
     weekDay: m.recurring_month_week_day,
     fallback: m.fallback_option,
     ...(exceptions === undefined ? {} : { exceptions }),
-  };
-}
-
-/** What a record shows besides its session row. */
-export interface RecordExtras {
-  collaborators: string[];
-  participantsCount: number;
-  /** Where the item is in time now (computed at render: it is not stored). */
-  phase: Phase;
-  /** A dated item: the occurrence it shows, with that occurrence's status. */
-  occurrence?: { date: string; starts_at: string; ends_at: string; status: Status };
-  /** Leave the EXDATE lines out of rrule (an occurrence in a listing). */
-  ruleOnly?: boolean;
-  participation?: Participation;
-  /** The rrule derived for a series stored before rrule was kept (series.rruleOf). */
-  rrule?: string | null | undefined;
-}
-
-/**
- * A series' rrule without its EXDATE lines: what an item of a dated listing carries, so
- * that a page of occurrences does not repeat the removed-occurrence list on every item.
- */
-function ruleOnly(rrule: string): string {
-  const cut = rrule.indexOf('\nEXDATE');
-  return cut === -1 ? rrule : rrule.slice(0, cut);
-}
-
-/**
- * The one place a session row becomes its API record. Copied field by field from the row:
- * building the object through intermediate spreads sent every record down a slow V8 path
- * (docs/performance.md).
- */
-export function toSession(row: SessionRow & { creator_handle: string }, x: RecordExtras): Session {
-  const rrule = row.rrule ?? x.rrule ?? null;
-  return {
-    id: row.id,
-    org_id: row.org_id,
-    name: row.name,
-    type: row.type,
-    duration: row.duration,
-    schedule: row.schedule,
-    time: formatTime12h(row.time_minutes),
-    timezone: row.timezone,
-    is_public: row.is_public === 1,
-    collaborator: x.collaborators,
-    status: x.occurrence?.status ?? row.status,
-    website_blocker_enabled: row.website_blocker_enabled === 1,
-    website_blocker: row.website_blocker === null ? null : parseJson(row.website_blocker),
-    snooze_enabled: row.snooze_enabled === 1,
-    snooze_apps: parseJson(row.snooze_apps),
-    is_recurring: row.is_recurring,
-    recurring_start: row.recurring_start,
-    recurring_ends: row.recurring_ends,
-    occurrence: row.occurrence,
-    recurring_days: parseJson(row.recurring_days),
-    recurring_month_option: row.recurring_month_option,
-    recurring_month_week_pos: row.recurring_month_week_pos,
-    recurring_month_week_day: row.recurring_month_week_day,
-    fallback_option: row.fallback_option,
-    reminders: row.reminders === null ? null : parseJson(row.reminders),
-    created_by: row.creator_handle,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    starts_at: x.occurrence?.starts_at ?? row.starts_at,
-    ends_at: x.occurrence?.ends_at ?? row.ends_at,
-    rrule: rrule === null ? null : x.ruleOnly === true ? ruleOnly(rrule) : rrule,
-    participants_count: x.participantsCount,
-    phase: x.phase,
-    ...(x.occurrence === undefined ? {} : { occurrence_date: x.occurrence.date }),
-    ...(row.split_from === null ? {} : { split_from: row.split_from }),
-    ...(x.participation === undefined ? {} : { participation: x.participation }),
   };
 }

@@ -5,6 +5,7 @@ import { createSessionsService } from './sessions.service.js';
 import { type Storage, openStorage } from '../../storage/database.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
+import { parseSerialized } from '../../toolkit/serialization.js';
 
 /**
  * PostgreSQL keeps a listing's statements prepared by name per connection (storage/postgres.named.ts):
@@ -30,17 +31,17 @@ describeEachDialect('named statements', (dialect) => {
 
   it.skipIf(dialect === 'sqlite')('runs a listing shape by name from its second call, and survives a column added under it', async () => {
     const service = createSessionsService(single);
-    const first = await service.list(reader, { limit: 10 });
+    const first = parseSerialized(await service.list(reader, { limit: 10 }));
     expect(first.data).toHaveLength(10);
-    expect(await service.list(reader, { limit: 10 })).toEqual(first);
+    expect(parseSerialized(await service.list(reader, { limit: 10 }))).toEqual(first);
     const kept = await named();
     expect(kept).toBeGreaterThan(0);
     // `select sessions.*` now returns another column: PostgreSQL refuses the kept statement.
     await sql`alter table sessions add column named_test_extra integer`.execute(fixture.storage.db);
     try {
-      const after = await service.list(reader, { limit: 10 });
+      const after = parseSerialized(await service.list(reader, { limit: 10 }));
       expect(after.data.map((s) => s.id)).toEqual(first.data.map((s) => s.id));
-      expect(await service.list(reader, { limit: 10 })).toEqual(after);
+      expect(parseSerialized(await service.list(reader, { limit: 10 }))).toEqual(after);
     } finally {
       await sql`alter table sessions drop column named_test_extra`.execute(fixture.storage.db);
     }

@@ -6,7 +6,7 @@ import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED, type IndexedDate, type NextDate, nextListOf } from './sessions.occurrence-index.js';
 import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
-import { toSession } from './sessions.model.js';
+import { type RecordExtras, recordText, toSession } from './sessions.record.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
 import { type OverrideFields, type Overrides, fieldsOf, overriddenRow } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';
@@ -207,7 +207,17 @@ function participationOf(row: SessionWithCreator, collaborators: readonly string
  * that a page of one series' days does not repeat its removed-occurrence list on each.
  */
 export function renderItems(set: ReadSet, items: readonly ItemKey[], user: AuthenticatedUser, opts: { listing?: boolean } = {}): Session[] {
-  const out: Session[] = [];
+  return recordInputs(set, items, user, opts).map((r) => toSession(r.row, r.extras));
+}
+
+/** renderItems' records as JSON text (recordText): what a listing's page is assembled from. */
+export function renderTexts(set: ReadSet, items: readonly ItemKey[], user: AuthenticatedUser, opts: { listing?: boolean } = {}): string[] {
+  return recordInputs(set, items, user, opts).map((r) => recordText(r.row, r.extras));
+}
+
+/** Each shown item's row and what its record shows besides (renderItems). */
+function recordInputs(set: ReadSet, items: readonly ItemKey[], user: AuthenticatedUser, opts: { listing?: boolean }): { row: SessionWithCreator; extras: RecordExtras }[] {
+  const out: { row: SessionWithCreator; extras: RecordExtras }[] = [];
   items.forEach((item, i) => {
     const stored = set.rows.get(item.id);
     if (stored === undefined) return;
@@ -225,8 +235,9 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
         : row.is_recurring === 1
           ? (set.seriesPhases.get(item.id) ?? seriesPhase(row, counted, set.now, counted === null ? undefined : set.overrides.get(occurrenceKey(item.id, counted))))
           : phaseAt(row, set.now);
-    out.push(
-      toSession(row, {
+    out.push({
+      row,
+      extras: {
         collaborators,
         ruleOnly: opts.listing === true && occurrence !== undefined,
         participantsCount,
@@ -238,8 +249,8 @@ export function renderItems(set: ReadSet, items: readonly ItemKey[], user: Authe
         ...(set.participation === undefined
           ? {}
           : { participation: participationOf(row, collaborators, user, key === undefined ? undefined : set.participation.get(key)) }),
-      }),
-    );
+      },
+    });
   });
   return out;
 }

@@ -5,6 +5,7 @@ import { ifMatchOf } from '../../toolkit/entity-tags.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
+import { sendSerialized } from '../../toolkit/serialization.js';
 import { bodySchemaErrors } from '../../toolkit/validation.js';
 import { CreateSessionBody, UpdateSessionBody } from './sessions.schema.js';
 import { DeleteSessionQuery, GetSessionQuery, UpdateSessionQuery, ListSessionsQuery, OccurrenceList, OccurrencesQuery, ParticipationEnvelope, ParticipationQuery, SessionEnvelope, SessionList } from './sessions.route-schema.js';
@@ -38,7 +39,7 @@ function readRoutes(app: App, sessions: SessionsService) {
         response: { 200: jsonResponse('A page of sessions.', SessionList), ...problemResponses(400, 422, ...common) },
       },
     },
-    (request) => sessions.list(request.user, request.query),
+    async (request, reply) => sendSerialized(reply, await sessions.list(request.user, request.query)),
   );
 
   app.get(
