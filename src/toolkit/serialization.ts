@@ -31,5 +31,5 @@ export function sendSerialized<T>(reply: FastifyReply, body: SerializedBody<T>):
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-/** What a serialized body holds, for a caller in the same process (tests, the bench). */
+/** What a serialized body holds, for a caller in the same process (the tests that call a service). */
 export const parseSerialized = <T>(body: SerializedBody<T>): T => JSON.parse(body) as T;

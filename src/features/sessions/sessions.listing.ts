@@ -122,7 +122,7 @@ async function renderWithinBudget(
     const records = renderTexts(set, chunk, user, { listing: true });
     let next = 0;
     for (let i = 0; i < chunk.length; i++) {
-      // renderItems leaves out exactly the items whose row it did not read.
+      // renderTexts leaves out exactly the items whose row it did not read.
       if (!set.rows.has((chunk[i] as ItemKey).id)) continue;
       const record = records[next++] as string;
       const weight = Buffer.byteLength(record);
