@@ -6,7 +6,7 @@ import { todayIn } from '../recurrence/recurrence.time.js';
 import type { SessionsContext } from './sessions.context.js';
 import { FULLY_INDEXED, type IndexedDate, type NextDate, nextListOf } from './sessions.occurrence-index.js';
 import type { KeySeen, SessionFilters } from './sessions.listing-filters.js';
-import { type RecordExtras, recordText, toSession } from './sessions.record.js';
+import { type RecordExtras, recordText, toSession } from './sessions.rendering.js';
 import { ONE_OFF, nextOccurrence, occurrenceView, phaseAt, seriesPhase, utcToday } from './sessions.occurrences.js';
 import { type OverrideFields, type Overrides, fieldsOf, overriddenRow } from './sessions.overrides.js';
 import { occurrenceKey } from './sessions.participants-repository.js';

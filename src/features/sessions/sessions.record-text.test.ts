@@ -10,7 +10,7 @@ const addDays = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:
 const serialize = fastJsonStringify(SessionList as object) as (data: unknown) => string;
 
 /**
- * A listing page is assembled from record texts kept per row (sessions.record.ts) instead of
+ * A listing page is assembled from record texts kept per row (sessions.rendering.ts) instead of
  * serialized whole: every page must be, byte for byte, what the schema's serializer writes for it.
  */
 describeEachDialect('listing pages assembled from kept record texts', (dialect) => {
