@@ -3,7 +3,7 @@ import type { Explained, Load } from './issue36-measure.js';
 
 interface Measured {
   /** Empty (tasks undefined) in a `--only postgres` run. */
-  sqlite: { rows: { shape: string; focus: Load; plain: Load; pairs?: { focus: Load; plain: Load }[] }[]; tasks: Load | undefined; checks: { shape: string; same: boolean }[] };
+  sqlite: { rows: { shape: string; focus: Load; plain: Load; pairs: { focus: Load; plain: Load }[] }[]; tasks: Load | undefined; checks: { shape: string; same: boolean }[] };
   /** yardstickMs: GET /tasks' database CPU per request in the runs just before and after this shape, averaged (the ratio's denominator). */
   postgres: { shape: string; focus: Load; dbCpuMs: number; nodeCpuMs: number; yardstickMs?: number }[] | undefined;
   tasks: string;
@@ -22,7 +22,7 @@ const PG_VS_SQLITE = 0.5;
 
 const r0 = (x: number) => x.toFixed(0);
 /** Each alternated pair's Focus ÷ plain req/s, in the order run. */
-const ratiosOf = (row: Measured['sqlite']['rows'][number]) => (row.pairs ?? [row]).map((p) => (p.focus.reqPerSec / p.plain.reqPerSec).toFixed(2)).join(', ');
+const ratiosOf = (row: Measured['sqlite']['rows'][number]) => row.pairs.map((p) => (p.focus.reqPerSec / p.plain.reqPerSec).toFixed(2)).join(', ');
 
 export function goals(m: Measured): Goal[] {
   const out: Goal[] = [];

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
+import { MIGRATION_TEST_NOW as now, migratedWithUsers } from '../../test/helpers/migration-start.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
 
 /*
@@ -12,11 +13,8 @@ describeEachDialect('migrations 0029 to 0031 (session_access copies)', (dialect)
 
   it('fills the copies of existing ties and keeps them after', async () => {
     const { storage } = opened;
-    expect((await storage.migrate('0028_public_keys_index')).at(-1)).toBe('0028_public_keys_index');
-    const now = '2026-01-01T00:00:00.000Z';
+    const [ann, ben] = await migratedWithUsers(storage, '0028_public_keys_index', ['ann', 'ben']);
     const { db } = storage;
-    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
-    const [ann, ben] = await Promise.all(['ann', 'ben'].map(async (handle) => (await db.insertInto('users').values({ handle, created_at: now }).returning('id').executeTakeFirstOrThrow()).id));
     const session = (await db.insertInto('sessions').values(sessionRow('Drop In', ann as number, { type: 'drop-in', status: 'completed', is_recurring: 1 })).returning('id').executeTakeFirstOrThrow()).id;
     await db.insertInto('session_collaborators').values({ session_id: session, user_id: ben as number }).execute();
 

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
+import { MIGRATION_TEST_NOW as now, migratedWithUsers } from '../../test/helpers/migration-start.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
 
 /*
@@ -11,11 +12,8 @@ describeEachDialect('migration 0033 (session read flags)', (dialect) => {
 
   it('flags the sessions existing rows name, then follows inserts and moves', async () => {
     const { storage } = opened;
-    expect((await storage.migrate('0032_public_filtered_keys')).at(-1)).toBe('0032_public_filtered_keys');
-    const now = '2026-01-01T00:00:00.000Z';
+    const [ann] = (await migratedWithUsers(storage, '0032_public_filtered_keys', ['ann'])) as [number];
     const { db } = storage;
-    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
-    const ann = (await db.insertInto('users').values({ handle: 'ann', created_at: now }).returning('id').executeTakeFirstOrThrow()).id;
     const ids: number[] = [];
     // One after the other: the flags are listed by id below.
     for (const name of ['Edited', 'Joined', 'Plain', 'Later']) {

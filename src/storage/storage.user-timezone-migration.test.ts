@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useUnmigratedStorage } from '../../test/helpers/harness.js';
+import { MIGRATION_TEST_NOW as now, migratedWithUsers } from '../../test/helpers/migration-start.js';
 import { sessionRow } from '../../test/helpers/session-row.js';
 
 /*
@@ -12,15 +13,8 @@ describeEachDialect('migration 0006_user_timezone', (dialect) => {
 
   it('leaves existing users on UTC and their sessions where they were', async () => {
     const { storage } = opened;
-    const applied = await storage.migrate('0005_idempotency_keys');
-    expect(applied.at(-1)).toBe('0005_idempotency_keys');
-    const now = '2026-01-01T00:00:00.000Z';
+    const ids = await migratedWithUsers(storage, '0005_idempotency_keys', ['ann', 'ben']);
     const { db } = storage;
-    await db.insertInto('orgs').values({ id: 1, created_at: now }).execute();
-    const ids: number[] = [];
-    for (const handle of ['ann', 'ben']) {
-      ids.push((await db.insertInto('users').values({ handle, created_at: now }).returning('id').executeTakeFirstOrThrow()).id);
-    }
     await db
       .insertInto('sessions')
       .values(sessionRow('Old', ids[0] as number, { timezone: 'Europe/Berlin', starts_at: '2026-01-02T08:00:00.000Z', ends_at: '2026-01-02T08:25:00.000Z' }))
