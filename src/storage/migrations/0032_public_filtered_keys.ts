@@ -8,8 +8,8 @@ import type { Dialect } from '../dialect.js';
  * (issue 36: a keyword + completed page walked ~900 entries per org, two thirds of them not
  * completed, for 18–30 matches). The listing names `is_public = 1` and the status as literals,
  * so that a named statement's generic plan matches these partial indexes.
- * PostgreSQL only: SQLite's planner keeps the org's keys index for these pages (its walk of
- * the in-process B-tree meets issue 36's goal), so there they would only cost writes.
+ * PostgreSQL only: SQLite's planner kept the org's keys index for these pages, so there they
+ * would only cost writes (0034 gives SQLite both, shaped for its planner).
  */
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect.name !== 'postgres') return;
