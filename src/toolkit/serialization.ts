@@ -30,6 +30,3 @@ export const serializedBody = <T>(text: string): SerializedBody<T> => text as Se
 export function sendSerialized<T>(reply: FastifyReply, body: SerializedBody<T>): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }
-
-/** What a serialized body holds, for a caller in the same process (the tests that call a service). */
-export const parseSerialized = <T>(body: SerializedBody<T>): T => JSON.parse(body) as T;

@@ -10,7 +10,7 @@ import { preparedReuses } from '../../storage/prepared.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { StatementCapture } from '../../../test/helpers/statements.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
-import { parseSerialized } from '../../toolkit/serialization.js';
+import { parseSerialized } from '../../../test/helpers/serialized.js';
 
 /** Statements of one page at most: its keys (with the rare-keyword lookup and the series outside the index), rows, collaborators, next dates, counts. */
 const MAX_PAGE_STATEMENTS = 7;

@@ -5,7 +5,7 @@ import { createSessionsService } from './sessions.service.js';
 import { type Storage, openStorage } from '../../storage/database.js';
 import { describeEachDialect, useStorageFixture } from '../../../test/helpers/harness.js';
 import { sessionRow } from '../../../test/helpers/session-row.js';
-import { parseSerialized } from '../../toolkit/serialization.js';
+import { parseSerialized } from '../../../test/helpers/serialized.js';
 
 /**
  * PostgreSQL keeps a listing's statements prepared by name per connection (storage/postgres.named.ts):

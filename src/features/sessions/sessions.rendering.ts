@@ -120,6 +120,8 @@ const RUNS = (() => {
   });
 })();
 
+const ROW_RUNS = RUNS.filter((r) => !r.ofItem);
+
 /** The texts of a row's runs, by row object: a kept row is shared and never changed (sessions.repository.ts). */
 const rowRuns = new WeakMap<RecordRow, string[]>();
 
@@ -132,7 +134,7 @@ export function recordText(row: RecordRow, x: RecordExtras): string {
   let kept = rowRuns.get(row);
   if (kept === undefined) {
     const whole = toSession(row, x);
-    kept = RUNS.filter((r) => !r.ofItem).map((r) => r.write(whole));
+    kept = ROW_RUNS.map((r) => r.write(whole));
     rowRuns.set(row, kept);
   }
   const item = itemFields(row, x);
