@@ -1,8 +1,7 @@
-import { createRequire } from 'node:module';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
+import { spawnThread } from '../../toolkit/threads.js';
 import { VTIMEZONE_PAST_YEARS, type ZoneDefinition, computeZone, computeZoneNow, observance, offsetReader, spanOf } from './calendar.zones.js';
 import type { ZonesRequest } from './calendar.zones-worker.js';
 
@@ -40,17 +39,6 @@ function known(timezone: string, thisYear: number): ZoneDefinition | undefined {
   return found?.thisYear === thisYear ? found : undefined;
 }
 
-/**
- * The worker's module: the compiled file next to this one; from the TypeScript sources
- * (the test runner), a bootstrap that loads them through tsx first.
- */
-function workerModule(): URL {
-  if (import.meta.url.endsWith('.js')) return new URL('./calendar.zones-worker.js', import.meta.url);
-  const source = new URL('./calendar.zones-worker.ts', import.meta.url).href;
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(source)});`)}`);
-}
-
 function settle(key: string, zone: ZoneDefinition | undefined): void {
   if (zone !== undefined) zones.set(zone.timezone, zone);
   pending.get(key)?.resolve(zone);
@@ -74,7 +62,7 @@ function rest(): void {
 function zonesWorker(): Worker | undefined {
   if (worker !== undefined || workerFailed) return worker;
   try {
-    worker = new Worker(workerModule());
+    worker = spawnThread(import.meta.url, 'calendar.zones-worker');
   } catch {
     workerFailed = true;
     return undefined;

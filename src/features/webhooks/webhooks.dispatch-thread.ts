@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { type Storage, type StorageSettings, isPostgresUrl } from '../../storage/database.js';
+import { spawnThread } from '../../toolkit/threads.js';
 import { dispatchLoop } from './webhooks.dispatch-loop.js';
 import { type WarnLog, createDispatcher } from './webhooks.dispatcher.js';
 import type { WebhookSettings } from './webhooks.service.js';
@@ -29,24 +28,13 @@ export interface RunningDispatch {
   close(): Promise<void>;
 }
 
-/** The thread's entry: built JavaScript next to this file, or the TypeScript source through tsx (tests, `npm run dev`). */
-function spawn(data: DispatchWorkerData): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./webhooks.dispatch-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData: data });
-  // The ESM build of tsx's API, next to the CommonJS one `require` resolves to.
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  const load = `import(${JSON.stringify(tsx)}).then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(entry.href)}))`;
-  return new Worker(load, { eval: true, workerData: data });
-}
-
 /** The dispatch thread, started again after a crash until closed. */
 function startThread(data: DispatchWorkerData, log: WarnLog & { error(obj: object, msg: string): void }): RunningDispatch {
   let worker: Worker | undefined;
   let closing = false;
   let restart: NodeJS.Timeout | undefined;
   const start = () => {
-    const current = spawn(data);
+    const current = spawnThread(import.meta.url, 'webhooks.dispatch-worker', { workerData: data });
     worker = current;
     current.on('message', (m: FromDispatchThread) => log.warn(m.obj, m.msg));
     current.on('error', (error) => log.error({ err: error }, 'webhook dispatch thread failed'));
