@@ -4,7 +4,8 @@
  * Seeds a fresh database through our storage layer, starts the service as a real
  * process (`node dist/cli/focus.js serve`) and a raw node:http baseline on the same
  * data, drives both with autocannon over loopback and writes
- * bench/results/latest.json (+ the console output to latest.txt).
+ * bench/results/latest.json (+ the console output to latest.txt); a run with --only writes
+ * bench/results/tmp/partial.* instead (ignored by git), unless --out says where.
  * PostgreSQL when DATABASE_URL is set (a fresh schema per run), SQLite otherwise.
  * Everything taken from src/ comes through ./service-calls.ts.
  */
@@ -34,7 +35,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     rounds: { type: 'string', default: '2' },
-    out: { type: 'string', default: join(ROOT, 'bench/results/latest') },
+    out: { type: 'string' },
     compare: { type: 'string' },
     'no-adversarial': { type: 'boolean', default: false },
     'no-migrations': { type: 'boolean', default: false },
@@ -46,6 +47,8 @@ const mixedDuration = Number(args.mixed ?? (scale >= 1 ? 300 : duration * 3));
 const connections = Number(args.connections);
 const rounds = Number(args.rounds);
 const only = args.only === undefined ? undefined : new RegExp(args.only);
+// A run of some scenarios (--only) never replaces the full run's figures that docs/performance.md quotes: it goes to the ignored tmp/.
+const outBase = args.out ?? join(ROOT, only === undefined ? 'bench/results/latest' : 'bench/results/tmp/partial');
 if (![scale, duration, mixedDuration, connections].every((n) => Number.isFinite(n) && n > 0)) {
   throw new Error('--scale, --duration, --mixed and --connections take positive numbers');
 }
@@ -708,7 +711,7 @@ interface Reference {
 
 /** The run to compare write costs with: --compare, else the result this run is about to replace. */
 function loadReference(dialect: string): Reference | undefined {
-  const file = args.compare ?? `${args.out}.json`;
+  const file = args.compare ?? `${outBase}.json`;
   if (!existsSync(file)) return args.compare === undefined ? undefined : { file, unusable: 'not found' };
   try {
     const json = JSON.parse(readFileSync(file, 'utf8')) as { startedAt?: string; dialect?: string; scale?: number; writeCosts?: WriteCosts };
@@ -902,10 +905,10 @@ async function main(): Promise<void> {
     plans: planned,
     statementCosts,
   };
-  mkdirSync(dirname(args.out), { recursive: true });
-  writeFileSync(`${args.out}.json`, `${JSON.stringify(out, null, 2)}\n`);
-  writeFileSync(`${args.out}.txt`, `${lines.join('\n')}\n`);
-  process.stderr.write(`wrote ${args.out}.json and ${args.out}.txt\n`);
+  mkdirSync(dirname(outBase), { recursive: true });
+  writeFileSync(`${outBase}.json`, `${JSON.stringify(out, null, 2)}\n`);
+  writeFileSync(`${outBase}.txt`, `${lines.join('\n')}\n`);
+  process.stderr.write(`wrote ${outBase}.json and ${outBase}.txt\n`);
   // The PostgreSQL server is shared: leave no scale-1 copy of the data behind (SQLite's file is in tmpdir, replaced by the next run).
   if (db.schema !== undefined && POSTGRES_URL !== undefined) await dropPostgresSchema(POSTGRES_URL, db.schema);
 }
