@@ -87,4 +87,33 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
     expect(lateBy).toBeGreaterThanOrEqual(0);
     expect(lateBy).toBeLessThan(5_000);
   }, 90_000);
+
+  it('idles, reading and writing nothing, while no webhook listens for time events; the first to listen hears only what follows', async () => {
+    const { t, receiver } = await scene();
+    const alice = await t.user('alice');
+    const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.created'] })).body.data;
+    const minute = 60_000;
+    const base = Math.floor(Date.now() / minute) * minute;
+    const started = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 120 * minute), 60))).body.data;
+    const stale = new Date(base - 180 * minute).toISOString();
+    await t.storage.db.updateTable('webhook_state').set({ instant: stale }).where('name', '=', 'clock').execute();
+    const clock = async () => (await t.storage.db.selectFrom('webhook_state').select('instant').where('name', '=', 'clock').executeTakeFirstOrThrow()).instant;
+
+    await t.start();
+    // The clock steps every second: three seconds without a listener leave its row as it was.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await clock()).toBe(stale);
+
+    const listening = new Date().toISOString();
+    const patched = await alice.patch(`/api/v1/webhooks/${hook.id}`, { events: ['session.created', 'session.started', 'session.ended'] });
+    expect(patched.status, patched.text).toBe(200);
+    const at = async () => Date.parse((await clock()) ?? '');
+    expect(await at()).toBeGreaterThanOrEqual(Date.parse(listening));
+    // The session's start and end (2 h and 1 h ago) came before the webhook listened: never raised.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await at()).toBeGreaterThan(Date.parse(listening) + 1_000);
+    const timed = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: { id: number } }).filter((p) => p.type !== 'session.created');
+    expect(timed.map((p) => [p.type, p.data.id])).toEqual([]);
+    expect(started.id).toBeTypeOf('number');
+  }, 60_000);
 });

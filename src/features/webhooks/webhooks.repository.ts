@@ -1,7 +1,8 @@
-import { type Updateable, sql } from 'kysely';
+import { type SqlBool, type Updateable, sql } from 'kysely';
 import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { WebhookRow, WebhooksTable } from '../../storage/tables.js';
+import { TIME_EVENTS } from './webhooks.events.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
@@ -154,6 +155,28 @@ function stateStatements(storage: Storage) {
 
     async writeState(db: Db, name: 'fanout' | 'clock', values: { position?: number; instant?: string }): Promise<void> {
       await db.updateTable('webhook_state').set(values).where('name', '=', name).execute();
+    },
+
+    /** Whether an active webhook subscribes to a time-triggered event (its events are JSON text: a quoted name is that event). */
+    async listensForTime(db: Db): Promise<boolean> {
+      const row = await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('active', '=', 1)
+        .where((eb) => eb.or(TIME_EVENTS.map((event) => sql<SqlBool>`${sql.ref('events')} like ${`%"${event}"%`}`)))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /** Moves the clock's last checked instant up to `now` (never back): the clock raises nothing from before it. */
+    async clockFrom(db: Db, now: string): Promise<void> {
+      await db
+        .updateTable('webhook_state')
+        .set({ instant: now })
+        .where('name', '=', 'clock')
+        .where((eb) => eb.or([eb('instant', 'is', null), eb('instant', '<', now)]))
+        .execute();
     },
 
     /** Marks time-triggered events enqueued; returns the keys that were new (the others were enqueued before, maybe elsewhere). */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { toJson } from '../../storage/columns.js';
+import { parseJson, toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
-import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT } from './webhooks.events.js';
+import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT, TIME_EVENTS } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
 import { type Outbox, createOutbox } from './webhooks.outbox.js';
 import { eventOf } from './webhooks.payload.js';
@@ -82,6 +82,17 @@ function checksOf(storage: Storage, settings: WebhookSettings, repo: WebhooksRep
 type Checks = ReturnType<typeof checksOf>;
 
 /** Registering, listing, reading and changing webhooks. */
+const wantsTime = (events: readonly string[]) => TIME_EVENTS.some((event) => events.includes(event));
+
+/**
+ * In the transaction that makes a webhook listen for time events: when none listened before,
+ * the clock (which idles meanwhile, webhooks.clock.ts) starts at `now`, so the first listener
+ * hears nothing from before it listened, as when the clock had run all along.
+ */
+async function firstListener(repo: WebhooksRepository, trx: Db, now: string): Promise<void> {
+  if (!(await repo.listensForTime(trx))) await repo.clockFrom(trx, now);
+}
+
 function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lockOwn, underCap, own }: Checks) {
   return {
     async create(user: AuthenticatedUser, body: CreateWebhookBody, aside: StepAside = (work) => work()): Promise<CreatedWebhook> {
@@ -97,14 +108,9 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         // creates count one after another, so the cap holds under a race.
         await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
         await underCap(trx, user);
-        return repo.insert(trx, {
-          userId: user.id,
-          url: body.url,
-          events: [...body.events],
-          description: body.description ?? null,
-          secret,
-          now: new Date().toISOString(),
-        });
+        const now = new Date().toISOString();
+        if (wantsTime(body.events)) await firstListener(repo, trx, now);
+        return repo.insert(trx, { userId: user.id, url: body.url, events: [...body.events], description: body.description ?? null, secret, now });
       });
       return { ...toWebhook(row), secret };
     },
@@ -130,6 +136,7 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         const now = new Date().toISOString();
         // Both ways: one enqueued by a fan-out racing the deactivation must not resume either.
         if (body.active !== undefined && body.active !== (before.active === 1)) await repo.failPending(trx, { webhookId: id, now });
+        if ((body.active ?? before.active === 1) && wantsTime(body.events ?? parseJson(before.events))) await firstListener(repo, trx, now);
         return repo.update(trx, id, {
           ...(body.url === undefined ? {} : { url: body.url }),
           ...(body.events === undefined ? {} : { events: toJson([...body.events]) }),
