@@ -94,7 +94,7 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
     const hook = (await alice.post('/api/v1/webhooks', { url: receiver.url, events: ['session.created'] })).body.data;
     const minute = 60_000;
     const base = Math.floor(Date.now() / minute) * minute;
-    const started = (await alice.post('/api/v1/sessions', sessionAt(new Date(base - 120 * minute), 60))).body.data;
+    expect((await alice.post('/api/v1/sessions', sessionAt(new Date(base - 120 * minute), 60))).status).toBe(201);
     const stale = new Date(base - 180 * minute).toISOString();
     await t.storage.db.updateTable('webhook_state').set({ instant: stale }).where('name', '=', 'clock').execute();
     const clock = async () => (await t.storage.db.selectFrom('webhook_state').select('instant').where('name', '=', 'clock').executeTakeFirstOrThrow()).instant;
@@ -114,6 +114,5 @@ describeEachDialect('webhooks: time-triggered events', (dialect) => {
     expect(await at()).toBeGreaterThan(Date.parse(listening) + 1_000);
     const timed = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: { id: number } }).filter((p) => p.type !== 'session.created');
     expect(timed.map((p) => [p.type, p.data.id])).toEqual([]);
-    expect(started.id).toBeTypeOf('number');
   }, 60_000);
 });

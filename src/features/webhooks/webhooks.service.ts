@@ -81,7 +81,6 @@ function checksOf(storage: Storage, settings: WebhookSettings, repo: WebhooksRep
 
 type Checks = ReturnType<typeof checksOf>;
 
-/** Registering, listing, reading and changing webhooks. */
 const wantsTime = (events: readonly string[]) => TIME_EVENTS.some((event) => events.includes(event));
 
 /**
@@ -93,6 +92,7 @@ async function firstListener(repo: WebhooksRepository, trx: Db, now: string): Pr
   if (!(await repo.listensForTime(trx))) await repo.clockFrom(trx, now);
 }
 
+/** Registering, listing, reading and changing webhooks. */
 function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lockOwn, underCap, own }: Checks) {
   return {
     async create(user: AuthenticatedUser, body: CreateWebhookBody, aside: StepAside = (work) => work()): Promise<CreatedWebhook> {
