@@ -50,6 +50,8 @@ export interface Storage {
   readonly maxParameters: number;
   /** Write transactions run one at a time (SQLite): ids they take are in commit order. */
   readonly serialWrites: boolean;
+  /** See Dialect.cutsUnionParts. */
+  readonly cutsUnionParts: boolean;
   /**
    * Up to `limit` keys of the rows whose folded column contains `folded` (a needle folded
    * the same way, foldForSearch), literally (no wildcards), through the column's substring
@@ -173,6 +175,7 @@ export function openStorage(settings: StorageSettings, hooks: StorageHooks = {})
     statementsOnEventLoop: dialect.statementsOnEventLoop,
     maxParameters: dialect.maxParameters,
     serialWrites: dialect.serialWrites,
+    cutsUnionParts: dialect.cutsUnionParts,
     idsContaining: (index, folded, limit) => dialect.idsContaining(db, index, folded, limit),
     foldedContains: (column, folded) => dialect.foldedContains(column, folded),
     idIn: (column, ids) => dialect.idIn(column, ids),

@@ -30,6 +30,13 @@ export interface Dialect {
   inSubquery(column: Expression<number>, ids: Expression<number>): Expression<SqlBool>;
   /** Takes the lock named `key` for the rest of the transaction if no other transaction holds it (see Storage.transactionIfFree). */
   tryLock(trx: Kysely<Database>, key: string): Promise<boolean>;
+  /**
+   * The parts of an ordered, limited UNION ALL are best each ordered and cut at the limit
+   * themselves, as subqueries (PostgreSQL: its planner then walks each part's index to the
+   * limit; bare parts it read whole). SQLite sorts such a subquery again before merging, and
+   * walks bare parts in the union's order, lazily, to the limit.
+   */
+  readonly cutsUnionParts: boolean;
   /** Whether a select can lock the rows it reads (`for update`); SQLite's write transactions exclude each other instead. */
   readonly locksRows: boolean;
   /** Write transactions run one at a time (SQLite): ids they take are in commit order. */

@@ -99,6 +99,7 @@ export const postgresDialect: Dialect = {
   idType: 'bigint',
   idColumn: (col) => col.primaryKey().generatedByDefaultAsIdentity(),
   statementsOnEventLoop: false,
+  cutsUnionParts: true,
   locksRows: true,
   serialWrites: false,
   tryLock,

@@ -153,6 +153,16 @@ describeEachDialect('session listing plans', (dialect) => {
     }
   });
 
+  // The streams come in index order and are merged as they come: nothing sorts them again
+  // (SQLite sorted a stream cut by its own LIMIT into a temporary B-tree before merging).
+  it.each(shapes.filter(([name]) => name === 'unfiltered' || name === 'keyword'))('%s: the undated streams are merged in index order, never sorted', async (_name, query) => {
+    const streams = (await plansOf(query)).filter((p) => p.sql.includes('"stream" union'));
+    expect(streams).toHaveLength(1);
+    const { sql: text, plan } = streams[0] as { sql: string; plan: string };
+    expect(plan, `${text}\n${plan}`).toMatch(dialect === 'sqlite' ? /MERGE \(UNION ALL\)/ : /Merge Append/);
+    expect(plan, `${text}\n${plan}`).not.toMatch(dialect === 'sqlite' ? /TEMP B-TREE/ : /Sort {2}\(/);
+  });
+
   // With `type` or `completed=1` an org's public stream walks a partial index of those sessions,
   // which the statement's literals match (a named statement's generic plan too): 0032 on
   // PostgreSQL, 0034 on SQLite.

@@ -86,17 +86,13 @@ function mayBeUnindexedAhead(db: Db, q: PageStatement) {
   return eb.case().when(eb.or(probes)).then(1).else(0).end();
 }
 
-/** One stream of a dated page: its first `limit` occurrences in listing order. */
+/** One stream of a dated page: its occurrences, which streamsAsOne reads in listing order up to the page. */
 function stream(db: Db, where: (eb: Occ) => Expression<SqlBool>, q: PageStatement) {
   return db
     .selectFrom('session_occurrences')
     .select(['session_occurrences.session_id', 'session_occurrences.occurrence_date', 'session_occurrences.starts_at', 'session_occurrences.ends_at', 'session_occurrences.completed'])
     .where(shared(q))
-    .where(where)
-    .orderBy('session_occurrences.starts_at')
-    .orderBy('session_occurrences.session_id')
-    .orderBy('session_occurrences.occurrence_date')
-    .limit(q.limit);
+    .where(where);
 }
 
 /**
@@ -143,7 +139,7 @@ function pageKeys(storage: Storage, db: Db, q: PageStatement) {
   }
   if (streams.personal) reads.push(...personalStreams(storage, db, q, streams.personalPublic));
   // streamsFor always picks a stream: the personal one whenever the public ones are not read.
-  return streamsAsOne(db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
+  return streamsAsOne(storage, db, reads, ['starts_at', 'session_id', 'occurrence_date'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<OccurrenceKeyRow>>>;
 }
 
 /** The statement of page(): its keys, each with what the page reads beside it. */

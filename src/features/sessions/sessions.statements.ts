@@ -143,7 +143,7 @@ function keyStatements(storage: Storage) {
     let query = db.selectFrom('sessions').select(KEY_COLUMNS).where('sessions.org_id', '=', orgId).where('sessions.is_public', '=', sql.lit(1)).where(filtersOf(storage, q.user, q.filters));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('sessions.starts_at', 'sessions.id'), '>', eb.tuple(after.startsAt, after.id)));
-    return query.orderBy('sessions.starts_at').orderBy('sessions.id').limit(q.limit);
+    return query;
   }
 
   /** The reader's personal sessions, in listing order from session_access's index, each joined to its row (filters, KEY_COLUMNS). */
@@ -153,7 +153,8 @@ function keyStatements(storage: Storage) {
       .selectFrom('session_access')
       .innerJoin('sessions', 'sessions.id', 'session_access.session_id')
       // The key from session_access: its index's order is the stream's, so the merge stops it at the page.
-      .select(['session_access.session_id as id', 'session_access.starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'])
+      // `as starts_at`: alone, the stream is ordered by that name, which both tables have (SQLite: ambiguous).
+      .select(['session_access.session_id as id', 'session_access.starts_at as starts_at', 'sessions.row_version', 'sessions.is_recurring', 'sessions.created_by'])
       .where('session_access.user_id', '=', q.user.id)
       .where('session_access.org_id', 'in', [...f.orgIds]);
     // The channel is the access row's flag; the other filters its copies of the session's columns (on index entries).
@@ -161,7 +162,7 @@ function keyStatements(storage: Storage) {
     query = query.where(columnFiltersOf(storage, 'session_access', f));
     const { after } = q;
     if (after !== undefined) query = query.where((eb) => eb(eb.refTuple('session_access.starts_at', 'session_access.session_id'), '>', eb.tuple(after.startsAt, after.id)));
-    return query.orderBy('session_access.starts_at').orderBy('session_access.session_id').limit(q.limit);
+    return query;
   }
 
   /**
@@ -177,7 +178,7 @@ function keyStatements(storage: Storage) {
     if (streams.personal) reads.push(personalStream(db, q, streams.personalPublic));
     // streamsFor always picks a stream: the personal one whenever the public ones are not read.
     type Key = Pick<SessionRow, 'id' | 'starts_at' | 'row_version' | 'is_recurring' | 'created_by'>;
-    const page = streamsAsOne(db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<Key>>>;
+    const page = streamsAsOne(storage, db, reads, ['starts_at', 'id'], q.limit) as NonNullable<ReturnType<typeof streamsAsOne<Key>>>;
     return db
       .selectFrom(page.as('k'))
       .select((eb) => [

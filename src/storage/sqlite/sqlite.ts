@@ -112,6 +112,7 @@ export const sqliteDialect: Dialect = {
   idType: 'integer',
   idColumn: (col) => col.primaryKey().autoIncrement(),
   statementsOnEventLoop: true,
+  cutsUnionParts: false,
   locksRows: false,
   serialWrites: true,
   // A write transaction excludes every other writer already: there is nothing else to wait for.
