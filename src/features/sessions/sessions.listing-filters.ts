@@ -91,7 +91,7 @@ export type KeySeen = {
  * stops at `limit`, so each part is walked in that order from its own index and read only as
  * far as the page needs; where the database needs it (Storage.cutsUnionParts), each part also
  * keeps that order and limit itself. SQLite sorted such parts again (issue 36: the undated keys
- * statement took a third less time bare). The streams never share a row (streamsFor: the
+ * statement took about a quarter less time bare). The streams never share a row (streamsFor: the
  * personal one leaves out public sessions whenever the public ones are read; a dated page's own
  * private occurrences and its by-session stream split by creator), so the union keeps all
  * (both databases merge the ordered parts lazily instead of hashing them).
