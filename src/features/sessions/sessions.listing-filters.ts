@@ -97,10 +97,9 @@ export type KeySeen = {
  * (both databases merge the ordered parts lazily instead of hashing them).
  */
 export function streamsAsOne<O>(storage: Storage, db: Db, parts: readonly SelectQueryBuilder<Database, keyof Database, O>[], order: readonly (keyof O & string)[], limit: number) {
-  const cut = (part: SelectQueryBuilder<Database, keyof Database, O>) => order.reduce((q, column) => q.orderBy(sql.ref(column)), part).limit(limit);
+  const cut = <DB, TB extends keyof DB, R>(query: SelectQueryBuilder<DB, TB, R>) => order.reduce((q, column) => q.orderBy(sql.ref(column)), query).limit(limit);
   // A bare part's subquery is flattened into the union (SQLite): it is the part itself.
   const [first, ...rest] = parts.map((part) => db.selectFrom((storage.cutsUnionParts ? cut(part) : part).as('stream')).selectAll());
   if (first === undefined) return undefined;
-  const merged = rest.reduce((all, part) => all.unionAll(part), first);
-  return order.reduce((q, column) => q.orderBy(sql.ref(column)), merged).limit(limit);
+  return cut(rest.reduce((all, part) => all.unionAll(part), first));
 }

@@ -83,6 +83,9 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
   return {
     /** One bounded step; returns 1 while it is catching up (run again at once), else 0. */
     async step(nowMs = Date.now()): Promise<number> {
+      // No webhook listens for time events: nothing else is read or written (an idle laptop's database
+      // stays untouched). The first to listen moves the checked instant up to then (firstListener).
+      if (!(await repo.listensForTime(storage.db))) return 0;
       const state = await repo.readState(storage.db, 'clock');
       const checked = state?.instant ?? null;
       const now = new Date(nowMs).toISOString();
@@ -94,9 +97,6 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
         });
         return 0;
       }
-      // No webhook listens for time events: nothing is read or written (an idle laptop's database
-      // stays untouched). The first to listen again moves the checked instant up to then (firstListener).
-      if (!(await repo.listensForTime(storage.db))) return 0;
       const fromMs = Math.max(Date.parse(checked), nowMs - CLOCK_CATCH_UP_MS);
       const toMs = Math.min(nowMs, fromMs + CLOCK_SLICE_MS);
       if (toMs <= fromMs) return 0;
