@@ -1,13 +1,14 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openStorage } from './database.js';
 import { sqlitePath } from './sqlite/sqlite.js';
-import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, waitForRoom } from './sqlite/sqlite.checkpointer.js';
+import { BACKSTOP_CHECKPOINT_PAGES, LOG_ROOM_PAGES, type LogReport, mayWrite, onCheckpoint, startCheckpointer, waitForRoom } from './sqlite/sqlite.checkpointer.js';
 import { useStorageFixture } from '../../test/helpers/harness.js';
 
 /** What the SQLite driver adds to better-sqlite3 and Kysely (src/storage/sqlite/). */
@@ -131,6 +132,40 @@ describe('SQLite driver', () => {
       await storage.close();
     }
   });
+
+  it('rests while the log has nothing to copy, and wakes for a write that finds the log long', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'focus-quiet-'));
+    const file = join(dir, 'quiet.db');
+    const writer = new BetterSqlite3(file);
+    writer.pragma('journal_mode = WAL');
+    writer.exec('create table t (x blob)');
+    // Rests of a minute once quiet for 100 ms: only a wake-up can end one within this test.
+    const checkpointer = startCheckpointer(file, 20_000, { afterMs: 100, restMs: 60_000 });
+    const copied = () => {
+      const r = checkpointer.report();
+      return r.passes > 0 && r.log > 0 && r.checkpointed >= r.log;
+    };
+    try {
+      writer.exec('insert into t values (1)');
+      await expect.poll(copied, { timeout: 5_000, interval: 10 }).toBe(true);
+      // Quiet for 100 ms at the busy pace (a pass every 20 ms), then resting.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const settled = checkpointer.report().passes;
+      // Fifteen of the busy rests: each used to run a checkpoint that found nothing to copy.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(checkpointer.report().passes).toBeLessThanOrEqual(settled + 1);
+      // A log past the room, written by another connection while the worker rests.
+      writer.exec(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${LOG_ROOM_PAGES + 1_000}) insert into t select randomblob(4000) from n`);
+      expect(checkpointer.report().passes).toBeLessThanOrEqual(settled + 1);
+      // A write asking for room wakes it: room is found by a checkpoint, not after the 20 s wait.
+      expect(await checkpointer.room()).toBe(true);
+      expect(checkpointer.report().passes).toBeGreaterThan(settled + 1);
+    } finally {
+      await checkpointer.stop();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('holds a write transaction, not reads, while the write-ahead log is long and not copied yet', async () => {
     // Waits for room far longer than the test does: on a busy machine a write that stopped

@@ -27,6 +27,17 @@ const ROOM_WAIT_MS = 2_000;
 /** How long the checkpointer rests after finding nothing to copy. */
 const IDLE_MS = 20;
 
+/**
+ * How long the log must stay short and wholly copied before the checkpointer rests longer, and
+ * for how long: under a stream of writes it keeps looking every IDLE_MS; once idle, a new commit
+ * waits up to a second to be copied, and a write that finds the log long wakes it (room()).
+ */
+export interface Quiet {
+  afterMs: number;
+  restMs: number;
+}
+const QUIET: Quiet = { afterMs: 1_000, restMs: 1_000 };
+
 /*
  * A checkpoint copies the write-ahead log into the database file and syncs it. SQLite runs
  * one automatically at the commit that takes the log past 1,000 pages, on the committing
@@ -47,6 +58,9 @@ const shared = new Int32Array(workerData.shared);
 let stopped = false;
 let timer;
 let seen = '';
+// Since when every pass found a short log wholly copied and nothing new: nothing to copy until
+// the next commit, and no write waits on a pass (room() waits only on a long log).
+let quietSince;
 /** Whether the log changed since the last look: then more may have come in meanwhile. */
 function checkpoint() {
   try {
@@ -63,6 +77,8 @@ function checkpoint() {
     const now = result.log + ':' + result.checkpointed;
     const moved = now !== seen && result.log > 0;
     seen = now;
+    const quiet = !moved && result.checkpointed >= result.log && result.log <= workerData.roomPages;
+    quietSince = quiet ? (quietSince ?? Date.now()) : undefined;
     return moved;
   } catch {
     return false;
@@ -71,14 +87,16 @@ function checkpoint() {
 function loop() {
   if (stopped) return;
   // Look again at once after copying something; rest once a look finds nothing new (also when
-  // a reader's snapshot keeps part of the log from being copied).
-  timer = checkpoint() ? setImmediate(loop) : setTimeout(loop, workerData.idleMs);
+  // a reader's snapshot keeps part of the log from being copied), longer while all is quiet.
+  if (checkpoint()) timer = setImmediate(loop);
+  else timer = setTimeout(loop, quietSince !== undefined && Date.now() - quietSince >= workerData.quiet.afterMs ? workerData.quiet.restMs : workerData.idleMs);
 }
 loop();
-parentPort.once('message', () => {
-  stopped = true;
+parentPort.on('message', (message) => {
   clearTimeout(timer);
   clearImmediate(timer);
+  if (message === 'wake') return loop();
+  stopped = true;
   checkpoint();
   db.close();
   parentPort.close();
@@ -100,6 +118,8 @@ export interface Checkpointer {
    * the write lock is held, since writes that found room together then commit one by one.
    */
   crowded(): boolean;
+  /** The worker's last report: the log and its copied part as its latest checkpoint found them, and how many have run. */
+  report(): LogReport;
   /** Stops the worker after a last checkpoint; resolves once it has exited. */
   stop(): Promise<void>;
 }
@@ -155,14 +175,14 @@ export async function waitForRoom(report: () => LogReport, gone: () => boolean, 
   return true;
 }
 
-/** Starts checkpointing the database file at `path` off the event loop; writes wait for room up to `roomWaitMs`. */
-export function startCheckpointer(path: string, roomWaitMs = ROOM_WAIT_MS): Checkpointer {
+/** Starts checkpointing the database file at `path` off the event loop; writes wait for room up to `roomWaitMs`, and the worker rests as `quiet` says. */
+export function startCheckpointer(path: string, roomWaitMs = ROOM_WAIT_MS, quiet = QUIET): Checkpointer {
   // The log's length as it is now, not as of the worker's last pass (sqlite.wal-index.ts).
   const walIndex = walIndexReader(path);
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // [frames in the log, frames copied, checkpoints run], written by the worker after each checkpoint.
   const shared = new Int32Array(new SharedArrayBuffer(12));
-  const worker = new Worker(SOURCE, { eval: true, workerData: { path, driver, idleMs: IDLE_MS, shared: shared.buffer } });
+  const worker = new Worker(SOURCE, { eval: true, workerData: { path, driver, idleMs: IDLE_MS, quiet, roomPages: LOG_ROOM_PAGES, shared: shared.buffer } });
   // Never what keeps a process alive; should it fail, the backstop checkpoints instead.
   worker.unref();
   let exited = false;
@@ -175,14 +195,26 @@ export function startCheckpointer(path: string, roomWaitMs = ROOM_WAIT_MS): Chec
     }),
   );
   worker.on('error', () => undefined);
+  const report = (): LogReport => ({ log: Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) });
+  const nextPass = onCheckpoint(shared);
   return {
-    room: () =>
-      waitForRoom(
-        () => ({ log: walIndex.read()?.pages ?? Atomics.load(shared, 0), checkpointed: Atomics.load(shared, 1), passes: Atomics.load(shared, 2) }),
+    report,
+    room() {
+      let woken = false;
+      return waitForRoom(
+        () => ({ ...report(), log: walIndex.read()?.pages ?? Atomics.load(shared, 0) }),
         () => exited,
-        onCheckpoint(shared),
+        (passes, timeoutMs) => {
+          // A write waits only on a long log, which the worker, resting from a quiet spell, may not
+          // have seen yet. Once per wait: waking it after every pass would spin while a reader's
+          // snapshot keeps the log from being copied.
+          if (!woken && !exited) worker.postMessage('wake');
+          woken = true;
+          return nextPass(passes, timeoutMs);
+        },
         roomWaitMs,
-      ),
+      );
+    },
     crowded() {
       const wal = walIndex.read();
       return wal !== undefined && wal.pages > LOG_ROOM_PAGES && wal.copied < wal.pages;
