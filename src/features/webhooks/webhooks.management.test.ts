@@ -177,4 +177,16 @@ describeEachDialect('webhooks: management', (dialect) => {
     await sleep(1_500);
     expect(at('/gone')).toHaveLength(before);
   });
+
+  it('starts the resting clock when a webhook is created listening for time events: nothing from before is raised', async () => {
+    // Every webhook turned off: none listens for time events, and the clock rests.
+    const all = (await api(alice, 'GET', '/webhooks')).body as { data: { id: string }[] };
+    for (const hook of all.data) expect((await api(alice, 'PATCH', `/webhooks/${hook.id}`, { active: false })).status).toBe(200);
+    const stale = new Date(Date.now() - 3 * 3_600_000).toISOString();
+    await t.storage.db.updateTable('webhook_state').set({ instant: stale }).where('name', '=', 'clock').execute();
+    const listening = Date.now();
+    await subscribe('/timed', ['session.started']);
+    const clock = await t.storage.db.selectFrom('webhook_state').select('instant').where('name', '=', 'clock').executeTakeFirstOrThrow();
+    expect(Date.parse(clock.instant ?? '')).toBeGreaterThanOrEqual(listening);
+  });
 });

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { parseJson, toJson } from '../../storage/columns.js';
+import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
-import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT, TIME_EVENTS } from './webhooks.events.js';
+import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
 import { type Outbox, createOutbox } from './webhooks.outbox.js';
 import { eventOf } from './webhooks.payload.js';
@@ -81,12 +81,11 @@ function checksOf(storage: Storage, settings: WebhookSettings, repo: WebhooksRep
 
 type Checks = ReturnType<typeof checksOf>;
 
-const wantsTime = (events: readonly string[]) => TIME_EVENTS.some((event) => events.includes(event));
-
 /**
- * In the transaction that makes a webhook listen for time events: when none listened before,
- * the clock (which idles meanwhile, webhooks.clock.ts) starts at `now`, so the first listener
- * hears nothing from before it listened, as when the clock had run all along.
+ * In the transaction that writes a webhook, before the write: when none listens for time events,
+ * the clock (which idles meanwhile, webhooks.clock.ts) starts at `now`, so a first listener
+ * hears nothing from before it listened, as when the clock had run all along. Moving an idle
+ * clock loses nothing, so this needs no look at what the write subscribes to.
  */
 async function firstListener(repo: WebhooksRepository, trx: Db, now: string): Promise<void> {
   if (!(await repo.listensForTime(trx))) await repo.clockFrom(trx, now);
@@ -109,7 +108,7 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
         await underCap(trx, user);
         const now = new Date().toISOString();
-        if (wantsTime(body.events)) await firstListener(repo, trx, now);
+        await firstListener(repo, trx, now);
         return repo.insert(trx, { userId: user.id, url: body.url, events: [...body.events], description: body.description ?? null, secret, now });
       });
       return { ...toWebhook(row), secret };
@@ -136,7 +135,7 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         const now = new Date().toISOString();
         // Both ways: one enqueued by a fan-out racing the deactivation must not resume either.
         if (body.active !== undefined && body.active !== (before.active === 1)) await repo.failPending(trx, { webhookId: id, now });
-        if ((body.active ?? before.active === 1) && wantsTime(body.events ?? parseJson(before.events))) await firstListener(repo, trx, now);
+        await firstListener(repo, trx, now);
         return repo.update(trx, id, {
           ...(body.url === undefined ? {} : { url: body.url }),
           ...(body.events === undefined ? {} : { events: toJson([...body.events]) }),
