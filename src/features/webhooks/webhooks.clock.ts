@@ -6,7 +6,7 @@ import type { Crossing, SessionsApi } from '../sessions/sessions.api.js';
 import type { TimeEvent } from './webhooks.events.js';
 import { createOutbox } from './webhooks.outbox.js';
 import { eventOf } from './webhooks.payload.js';
-import { createWebhooksRepository } from './webhooks.repository.js';
+import { type WebhooksRepository, createWebhooksRepository } from './webhooks.repository.js';
 
 /** Missed instants older than this are not raised late (contract section 9). */
 export const CLOCK_CATCH_UP_MS = 86_400_000;
@@ -19,9 +19,8 @@ type Due = Pick<Crossing, 'session_id' | 'occurrence_date' | 'org_id' | 'users'>
 type Hit = { due: Due; webhook_id: number; user: AuthenticatedUser };
 
 /** The (instant, webhook) pairs of subscribers the instants concern, members of its org, who want its event. */
-async function hitsOf(storage: Storage, dues: readonly Due[]): Promise<Hit[]> {
-  const userIds = [...new Set(dues.flatMap((d) => [...d.users]))];
-  const hooks = userIds.length === 0 ? [] : await storage.db.selectFrom('webhooks').select(['id', 'user_id', 'events']).where('user_id', 'in', userIds).where('active', '=', 1).orderBy('id').execute();
+async function hitsOf(storage: Storage, repo: WebhooksRepository, dues: readonly Due[]): Promise<Hit[]> {
+  const hooks = await repo.hooksOf(storage.db, [...new Set(dues.flatMap((d) => [...d.users]))]);
   const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
   const wanted = hooks.map((h) => ({ ...h, events: parseJson(h.events), user: principals.get(h.user_id) }));
   return dues.flatMap((due) =>
@@ -55,7 +54,7 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
   const outbox = createOutbox(storage);
 
   async function eventsIn(window: Window) {
-    const hits = await hitsOf(storage, await duesIn(sessions, window));
+    const hits = await hitsOf(storage, repo, await duesIn(sessions, window));
     if (hits.length === 0) return [];
     // The occurrence as each user sees it (one-off sessions have no occurrence date to name); gone from sight: nothing is sent.
     const keyOf = (hit: Hit) => `${hit.user.id}:${hit.due.session_id}:${hit.due.occurrence_date}`;
