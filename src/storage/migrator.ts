@@ -32,6 +32,7 @@ import * as ownPrivateOccurrences from './migrations/0031_own_private_occurrence
 import * as publicFilteredKeys from './migrations/0032_public_filtered_keys.js';
 import * as sessionReadFlags from './migrations/0033_session_read_flags.js';
 import * as sqlitePublicFilteredKeys from './migrations/0034_sqlite_public_filtered_keys.js';
+import * as webhookTimeListeners from './migrations/0035_webhook_time_listeners.js';
 import type { Database } from './tables.js';
 
 /** Migrations in order; names are permanent once released. Each only adds (0003, 0004, 0011, 0029, 0030 and 0031 replace indexes with wider ones; 0007 turns `tasks.source_id` into text, keeping every value; 0014 rebuilds the webhook outbox around shared payloads). */
@@ -69,6 +70,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0032_public_filtered_keys': { up: (db) => publicFilteredKeys.up(db, dialect) },
     '0033_session_read_flags': { up: (db) => sessionReadFlags.up(db, dialect) },
     '0034_sqlite_public_filtered_keys': { up: (db) => sqlitePublicFilteredKeys.up(db, dialect) },
+    '0035_webhook_time_listeners': { up: (db) => webhookTimeListeners.up(db) },
   };
 }
 

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { Flag, JsonText } from './columns.js';
 import type { CalendarDate, Instant } from '../domain/vocabulary.js';
 
-/* The webhook tables (migrations 0010, 0014 and 0021), in the column conventions of tables.ts. */
+/* The webhook tables (migrations 0010, 0014, 0021 and 0035), in the column conventions of tables.ts. */
 
 /** A user's subscription to events (contract section 9). */
 export interface WebhooksTable {
@@ -19,6 +19,8 @@ export interface WebhooksTable {
   claimed_until: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;
   /** 0: nothing is delivered to it, queued deliveries included. */
   active: ColumnType<Flag, Flag | undefined, Flag>;
+  /** 1: `events` holds a time-triggered event (migration 0035; set by the repository with `events`). */
+  time_events: ColumnType<Flag, Flag | undefined, Flag>;
   /** The secret a rotation replaced: it signs beside `secret` until `previous_secret_until`. */
   previous_secret: ColumnType<string | null, string | null | undefined, string | null>;
   previous_secret_until: ColumnType<Instant | null, Instant | null | undefined, Instant | null>;

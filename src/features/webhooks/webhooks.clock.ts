@@ -84,7 +84,7 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
     async step(nowMs = Date.now()): Promise<number> {
       // No webhook listens for time events: nothing else is read or written (an idle laptop's database
       // stays untouched). The first to listen moves the checked instant up to then (firstListener).
-      if (!(await repo.listensForTime(storage.db))) return 0;
+      if (!(await repo.anyListensForTime(storage.db))) return 0;
       const state = await repo.readState(storage.db, 'clock');
       const checked = state?.instant ?? null;
       const now = new Date(nowMs).toISOString();

@@ -24,6 +24,9 @@ export const PREVIOUS_SECRET_MS = 24 * 3_600_000;
 export const TIME_EVENTS = ['session.starting', 'session.started', 'session.ended'] as const;
 export type TimeEvent = (typeof TIME_EVENTS)[number];
 
+/** Whether these subscribed events include a time-triggered one (the webhook's `time_events` flag). */
+export const listensForTime = (events: readonly string[]): boolean => TIME_EVENTS.some((event) => events.includes(event));
+
 /**
  * The pause after each failed attempt (contract section 9), ±20 % jitter; after the last
  * one fails the delivery is marked failed. 8 attempts over about 31 hours.

@@ -1,8 +1,8 @@
-import { type SqlBool, type Updateable, sql } from 'kysely';
-import { toJson } from '../../storage/columns.js';
+import { type Updateable, sql } from 'kysely';
+import { parseJson, toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { WebhookRow, WebhooksTable } from '../../storage/tables.js';
-import { TIME_EVENTS } from './webhooks.events.js';
+import { listensForTime } from './webhooks.events.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
@@ -22,7 +22,7 @@ function webhookStatements(storage: Storage) {
     async insert(db: Db, q: { userId: number; url: string; events: string[]; description: string | null; secret: string; now: string }): Promise<WebhookRow> {
       return db
         .insertInto('webhooks')
-        .values({ user_id: q.userId, url: q.url, events: toJson(q.events), description: q.description, secret: q.secret, created_at: q.now })
+        .values({ user_id: q.userId, url: q.url, events: toJson(q.events), time_events: listensForTime(q.events) ? 1 : 0, description: q.description, secret: q.secret, created_at: q.now })
         .returningAll()
         .executeTakeFirstOrThrow();
     },
@@ -36,8 +36,15 @@ function webhookStatements(storage: Storage) {
       return storage.forUpdate(db.selectFrom('webhooks').selectAll().where('id', '=', q.id).where('user_id', '=', q.userId)).executeTakeFirst();
     },
 
-    async update(db: Db, id: number, set: Updateable<WebhooksTable>): Promise<WebhookRow> {
-      return db.updateTable('webhooks').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    /** Changes the given columns; new `events` set the `time_events` flag with them. */
+    async update(db: Db, id: number, set: Omit<Updateable<WebhooksTable>, 'time_events'>): Promise<WebhookRow> {
+      const flag = set.events === undefined ? {} : { time_events: listensForTime(parseJson(set.events)) ? (1 as const) : (0 as const) };
+      return db
+        .updateTable('webhooks')
+        .set({ ...set, ...flag })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
     },
 
     /** Ends the webhook's pending deliveries as failed at `now`: an inactive webhook is sent nothing queued. */
@@ -157,15 +164,9 @@ function stateStatements(storage: Storage) {
       await db.updateTable('webhook_state').set(values).where('name', '=', name).execute();
     },
 
-    /** Whether an active webhook subscribes to a time-triggered event (its events are JSON text: a quoted name is that event). */
-    async listensForTime(db: Db): Promise<boolean> {
-      const row = await db
-        .selectFrom('webhooks')
-        .select('id')
-        .where('active', '=', 1)
-        .where((eb) => eb.or(TIME_EVENTS.map((event) => sql<SqlBool>`${sql.ref('events')} like ${`%"${event}"%`}`)))
-        .limit(1)
-        .executeTakeFirst();
+    /** Whether an active webhook subscribes to a time-triggered event: one entry of an index of those (migration 0035). */
+    async anyListensForTime(db: Db): Promise<boolean> {
+      const row = await db.selectFrom('webhooks').select('id').where('active', '=', 1).where('time_events', '=', 1).limit(1).executeTakeFirst();
       return row !== undefined;
     },
 

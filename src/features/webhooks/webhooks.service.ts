@@ -88,7 +88,7 @@ type Checks = ReturnType<typeof checksOf>;
  * clock loses nothing, so this needs no look at what the write subscribes to.
  */
 async function firstListener(repo: WebhooksRepository, trx: Db, now: string): Promise<void> {
-  if (!(await repo.listensForTime(trx))) await repo.clockFrom(trx, now);
+  if (!(await repo.anyListensForTime(trx))) await repo.clockFrom(trx, now);
 }
 
 /** Registering, listing, reading and changing webhooks. */
