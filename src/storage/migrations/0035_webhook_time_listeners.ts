@@ -12,10 +12,12 @@ type AnyDb = Kysely<any>;
  */
 export async function up(db: AnyDb): Promise<void> {
   await db.schema.alterTable('webhooks').addColumn('time_events', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  // The index before the rows are set: built after the update, PostgreSQL found its updated rows'
+  // chains broken and let only transactions newer than the index use it (indcheckxmin).
+  await db.schema.createIndex('webhooks_time_listeners_idx').on('webhooks').column('id').where(sql.ref('active'), '=', 1).where(sql.ref('time_events'), '=', 1).execute();
   await db
     .updateTable('webhooks')
     .set({ time_events: 1 })
     .where((eb) => eb.or(['session.starting', 'session.started', 'session.ended'].map((event) => sql<boolean>`${sql.ref('events')} like ${`%"${event}"%`}`)))
     .execute();
-  await db.schema.createIndex('webhooks_time_listeners_idx').on('webhooks').column('id').where(sql.ref('active'), '=', 1).where(sql.ref('time_events'), '=', 1).execute();
 }
