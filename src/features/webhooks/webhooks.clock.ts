@@ -83,7 +83,7 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
     /** One bounded step; returns 1 while it is catching up (run again at once), else 0. */
     async step(nowMs = Date.now()): Promise<number> {
       // No webhook listens for time events: nothing else is read or written (an idle laptop's database
-      // stays untouched). The first to listen moves the checked instant up to then (firstListener).
+      // stays untouched). Each webhook write meanwhile moves the checked instant up to then (startRestingClock).
       if (!(await repo.anyListensForTime(storage.db))) return 0;
       const state = await repo.readState(storage.db, 'clock');
       const checked = state?.instant ?? null;

@@ -1,5 +1,5 @@
 import { type Updateable, sql } from 'kysely';
-import { parseJson, toJson } from '../../storage/columns.js';
+import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import type { WebhookRow, WebhooksTable } from '../../storage/tables.js';
 import { listensForTime } from './webhooks.events.js';
@@ -36,12 +36,13 @@ function webhookStatements(storage: Storage) {
       return storage.forUpdate(db.selectFrom('webhooks').selectAll().where('id', '=', q.id).where('user_id', '=', q.userId)).executeTakeFirst();
     },
 
-    /** Changes the given columns; new `events` set the `time_events` flag with them. */
-    async update(db: Db, id: number, set: Omit<Updateable<WebhooksTable>, 'time_events'>): Promise<WebhookRow> {
-      const flag = set.events === undefined ? {} : { time_events: listensForTime(parseJson(set.events)) ? (1 as const) : (0 as const) };
+    /** Changes the given columns; new `events` are stored with their `time_events` flag, as insert does. */
+    async update(db: Db, id: number, set: Omit<Updateable<WebhooksTable>, 'events' | 'time_events'> & { events?: readonly string[] }): Promise<WebhookRow> {
+      const { events, ...columns } = set;
+      const withEvents = events === undefined ? {} : { events: toJson([...events]), time_events: listensForTime(events) ? (1 as const) : (0 as const) };
       return db
         .updateTable('webhooks')
-        .set({ ...set, ...flag })
+        .set({ ...columns, ...withEvents })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();

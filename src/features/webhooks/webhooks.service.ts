@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { toJson } from '../../storage/columns.js';
 import type { Db, Storage } from '../../storage/database.js';
 import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { StepAside } from '../../toolkit/outside-gate.js';
@@ -87,7 +86,7 @@ type Checks = ReturnType<typeof checksOf>;
  * hears nothing from before it listened, as when the clock had run all along. Moving an idle
  * clock loses nothing, so this needs no look at what the write subscribes to.
  */
-async function firstListener(repo: WebhooksRepository, trx: Db, now: string): Promise<void> {
+async function startRestingClock(repo: WebhooksRepository, trx: Db, now: string): Promise<void> {
   if (!(await repo.anyListensForTime(trx))) await repo.clockFrom(trx, now);
 }
 
@@ -108,7 +107,7 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
         await underCap(trx, user);
         const now = new Date().toISOString();
-        await firstListener(repo, trx, now);
+        await startRestingClock(repo, trx, now);
         return repo.insert(trx, { userId: user.id, url: body.url, events: [...body.events], description: body.description ?? null, secret, now });
       });
       return { ...toWebhook(row), secret };
@@ -135,10 +134,10 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
         const now = new Date().toISOString();
         // Both ways: one enqueued by a fan-out racing the deactivation must not resume either.
         if (body.active !== undefined && body.active !== (before.active === 1)) await repo.failPending(trx, { webhookId: id, now });
-        await firstListener(repo, trx, now);
+        await startRestingClock(repo, trx, now);
         return repo.update(trx, id, {
           ...(body.url === undefined ? {} : { url: body.url }),
-          ...(body.events === undefined ? {} : { events: toJson([...body.events]) }),
+          ...(body.events === undefined ? {} : { events: body.events }),
           ...(body.description === undefined ? {} : { description: body.description }),
           ...(body.active === undefined ? {} : { active: body.active ? 1 : 0 }),
         });
