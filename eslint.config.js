@@ -2,7 +2,8 @@
 // where a callback's return value is ignored, the usual source of lost writes.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import focus from './eslint/layers.js';
+import layers from './eslint/layers.js';
+import tables from './eslint/tables.js';
 
 /** Every file of the sessions feature but its public face and wire schemas. */
 const SESSIONS_INSIDES = ['**/sessions/sessions.*', '!**/sessions/sessions.api.js', '!**/sessions/sessions.schema.js', '!**/sessions/sessions.route-schema.js', '!**/sessions/sessions.blocker-schema.js'];
@@ -26,10 +27,10 @@ export default tseslint.config(
     },
   },
   {
-    // The layers and the feature order of docs/architecture.md.
+    // The layers, the feature order and the tables' owners of docs/architecture.md.
     files: ['src/**/*.ts'],
-    plugins: { focus },
-    rules: { 'focus/layers': 'error' },
+    plugins: { focus: { rules: { ...layers.rules, ...tables.rules } } },
+    rules: { 'focus/layers': 'error', 'focus/table-owners': 'error' },
   },
   {
     // Fastify plugins are async by convention even when they register synchronously.

@@ -84,19 +84,14 @@ export function createChangesRepository(storage: Storage) {
     },
 
     /**
-     * Every positioned change after `after` up to `upTo`, whoever may see it, at most
-     * `limit`: the one read an instance's event-stream poller makes for all its streams.
+     * Every positioned change after `after` (up to `upTo`, when given), whoever may see it, at
+     * most `limit`: the one read an instance's event-stream poller makes for all its streams,
+     * and the webhook fan-out's (one statement: a change has a position only once committed).
      */
-    async allAfter(q: { after: number; upTo: number; limit: number }): Promise<PositionedChange[]> {
-      const rows = await storage.db
-        .selectFrom('changes')
-        .selectAll()
-        .where('position', '>', q.after)
-        .where('position', '<=', q.upTo)
-        .orderBy('position')
-        .limit(q.limit)
-        .execute();
-      return rows as PositionedChange[];
+    async allAfter(q: { after: number; upTo?: number; limit: number }): Promise<PositionedChange[]> {
+      let query = storage.db.selectFrom('changes').selectAll().where('position', '>', q.after);
+      if (q.upTo !== undefined) query = query.where('position', '<=', q.upTo);
+      return (await query.orderBy('position').limit(q.limit).execute()) as PositionedChange[];
     },
 
     /**

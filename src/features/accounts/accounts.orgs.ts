@@ -31,8 +31,8 @@ export function createOrgsService(storage: Storage) {
   function asAdminWithMember<T>(user: AuthenticatedUser, orgId: number, handle: string, fn: (trx: Db, member: { id: number; handle: string; role: Role }, admins: number) => Promise<T>): Promise<T> {
     return storage.transaction(async (trx) => {
       // Every such transaction locks the org's admin rows first, in one order: no two wait on each other.
-      const admins = await storage.forUpdate(trx.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin').orderBy('user_id')).execute();
-      if (!admins.some((a) => a.user_id === user.id)) {
+      const admins = await people.lockAdmins(trx, orgId);
+      if (!admins.includes(user.id)) {
         if (!user.orgIds.includes(orgId) || (await people.roleOf(trx, user.id, orgId)) === undefined) throw notFound('org');
         throw forbidden(NOT_ADMIN);
       }

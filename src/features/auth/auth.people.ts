@@ -23,7 +23,7 @@ export interface CredentialRow {
  */
 export function createPeopleRepository(storage: Storage) {
   const changed: Changed = (db, payload) => storage.signals.publish(db, AUTH_CHANNEL, payload);
-  return { ...membershipStatements(changed), ...userStatements(), ...credentialStatements(changed) };
+  return { ...membershipStatements(storage, changed), ...userStatements(), ...credentialStatements(changed) };
 }
 
 export type PeopleRepository = ReturnType<typeof createPeopleRepository>;
@@ -32,8 +32,17 @@ export type PeopleRepository = ReturnType<typeof createPeopleRepository>;
 type Changed = (db: Db, payload: string) => ReturnType<Storage['signals']['publish']>;
 
 /** Orgs, memberships and roles. */
-function membershipStatements(changed: Changed) {
+function membershipStatements(storage: Storage, changed: Changed) {
   return {
+    /**
+     * The org's admins, their membership rows locked until the transaction ends, in user id
+     * order: every transaction that changes the org's people locks them first, in one order.
+     */
+    async lockAdmins(db: Db, orgId: number): Promise<number[]> {
+      const rows = await storage.forUpdate(db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'admin').orderBy('user_id')).execute();
+      return rows.map((r) => r.user_id);
+    },
+
     /** The user's role in the org, or undefined when they are not a member. */
     async roleOf(db: Db, userId: number, orgId: number): Promise<Role | undefined> {
       const row = await db.selectFrom('memberships').select('role').where('user_id', '=', userId).where('org_id', '=', orgId).executeTakeFirst();

@@ -1,4 +1,5 @@
 import type { Storage } from '../../storage/database.js';
+import { handlesOf } from '../auth/auth.principals.js';
 import { toCalendarFeed } from './calendar.model.js';
 
 export type CalendarAdmin = ReturnType<typeof createCalendarAdmin>;
@@ -7,14 +8,12 @@ export type CalendarAdmin = ReturnType<typeof createCalendarAdmin>;
 export function createCalendarAdmin(storage: Storage) {
   return {
     async list(userId?: number) {
-      let query = storage.db
-        .selectFrom('calendar_feeds')
-        .innerJoin('users', 'users.id', 'calendar_feeds.user_id')
-        .select(['calendar_feeds.id', 'calendar_feeds.name', 'calendar_feeds.created_at', 'users.handle'])
-        .orderBy('calendar_feeds.id');
-      if (userId !== undefined) query = query.where('calendar_feeds.user_id', '=', userId);
+      let query = storage.db.selectFrom('calendar_feeds').select(['id', 'name', 'created_at', 'user_id']).orderBy('id');
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
       const rows = await query.execute();
-      return { data: rows.map((row) => ({ ...toCalendarFeed(row), handle: row.handle })) };
+      const handles = await handlesOf(storage.db, rows.map((r) => r.user_id));
+      // A feed goes with its user (on delete cascade): every row has a handle.
+      return { data: rows.flatMap((row) => (handles.has(row.user_id) ? [{ ...toCalendarFeed(row), handle: handles.get(row.user_id) as string }] : [])) };
     },
 
     /** Revokes the feed, whoever owns it (its URL is 404 from now on); false when there is none. */

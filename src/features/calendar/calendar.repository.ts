@@ -36,15 +36,9 @@ export function createCalendarRepository(storage: Storage) {
 
     /** The feed whose secret hashes to `secretHash`, with its user as the API sees callers (memberships read now); undefined when there is none or its user is disabled. */
     async findByHash(secretHash: string): Promise<{ name: string; user: AuthenticatedUser } | undefined> {
-      const row = await storage.db
-        .selectFrom('calendar_feeds')
-        .innerJoin('users', 'users.id', 'calendar_feeds.user_id')
-        .select(['calendar_feeds.name', 'users.id'])
-        .where('calendar_feeds.secret_hash', '=', secretHash)
-        // A disabled user's feeds answer as a revoked one does (contract section 13).
-        .where('users.disabled_at', 'is', null)
-        .executeTakeFirst();
-      const user = row === undefined ? undefined : (await principalsOf(storage.db, [row.id])).get(row.id);
+      const row = await storage.db.selectFrom('calendar_feeds').select(['name', 'user_id']).where('secret_hash', '=', secretHash).executeTakeFirst();
+      // A disabled user's feeds answer as a revoked one does (contract section 13).
+      const user = row === undefined ? undefined : (await principalsOf(storage.db, [row.user_id], { enabledOnly: true })).get(row.user_id);
       return row === undefined || user === undefined ? undefined : { name: row.name, user };
     },
   };

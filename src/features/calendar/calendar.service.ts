@@ -4,6 +4,7 @@ import type { Storage } from '../../storage/database.js';
 import { etagOf } from '../../toolkit/entity-tags.js';
 import { conflict, notFound } from '../../toolkit/errors.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { lockUser } from '../auth/auth.principals.js';
 import type { SessionsApi } from '../sessions/sessions.api.js';
 import { buildIcs, zonesOf } from './calendar.ics.js';
 import { toCalendarFeed, toCreatedCalendarFeed } from './calendar.model.js';
@@ -54,7 +55,7 @@ export function createCalendarService(storage: Storage, sessions: SessionsApi, {
       const secret = generateFeedSecret();
       const row = await storage.transaction(async (trx) => {
         // The user's row, locked: concurrent creates take turns, so the cap holds.
-        await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
+        await lockUser(storage, trx, user.id);
         if ((await feeds.countOf(trx, user.id)) >= MAX_FEEDS_PER_USER) {
           throw conflict(`You hold ${MAX_FEEDS_PER_USER} calendar feeds, the most there may be; delete one first.`);
         }

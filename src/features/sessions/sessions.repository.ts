@@ -125,22 +125,9 @@ function sessionReads(storage: Storage) {
   };
 }
 
-/** Rows beside a session's: members by handle, removed occurrences, audience, what the indexer is due. */
+/** Rows beside a session's: removed occurrences, audience, what the indexer is due. */
 function relatedRows() {
   return {
-    /** Users among `handles` who belong to `orgId`, by handle. */
-    async membersByHandle(db: Db, q: { orgId: number; handles: readonly string[] }): Promise<Map<string, number>> {
-      if (q.handles.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('users')
-        .innerJoin('memberships', 'memberships.user_id', 'users.id')
-        .select(['users.id', 'users.handle'])
-        .where('memberships.org_id', '=', q.orgId)
-        .where('users.handle', 'in', q.handles)
-        .execute();
-      return new Map(rows.map((r) => [r.handle, r.id]));
-    },
-
     async exceptionsOf(db: Db, sessionIds: readonly number[]): Promise<Map<number, Set<string>>> {
       const out = new Map<number, Set<string>>();
       if (sessionIds.length === 0) return out;

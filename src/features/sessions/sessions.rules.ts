@@ -4,6 +4,7 @@ import { jsonBytes } from '../../toolkit/api.js';
 import { type FieldError, FieldErrors, conflict, forbidden } from '../../toolkit/errors.js';
 import { isFlagged } from '../../toolkit/validation.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { membersByHandle } from '../auth/auth.principals.js';
 import { compareDates } from '../recurrence/recurrence.dates.js';
 import { nextOccurrenceOnOrAfter } from '../recurrence/recurrence.engine.js';
 import { NOT_A_TIME_ZONE, isValidTimeZone } from '../recurrence/recurrence.time.js';
@@ -82,7 +83,7 @@ export async function checkSessionRules(
   let collaboratorIds: number[] = [];
   const collaborators = candidate.collaborator ?? [];
   if (inOrg && !flagged('collaborator') && collaborators.length > 0) {
-    const members = await ctx.sessions.membersByHandle(db, { orgId, handles: collaborators });
+    const members = await membersByHandle(db, { orgId, handles: collaborators });
     collaborators.forEach((handle, i) => {
       if (!members.has(handle)) errors.add(`/collaborator/${i}`, `${handle} is not a member of org ${orgId}`);
     });

@@ -1,4 +1,5 @@
 import type { Storage } from '../../storage/database.js';
+import { handlesOf } from '../auth/auth.principals.js';
 import { toWebhook } from './webhooks.model.js';
 import { createWebhooksRepository } from './webhooks.repository.js';
 
@@ -9,10 +10,12 @@ export function createWebhooksAdmin(storage: Storage) {
   const repo = createWebhooksRepository(storage);
   return {
     async list(userId?: number) {
-      let query = storage.db.selectFrom('webhooks').innerJoin('users', 'users.id', 'webhooks.user_id').selectAll('webhooks').select('users.handle').orderBy('webhooks.id');
-      if (userId !== undefined) query = query.where('webhooks.user_id', '=', userId);
+      let query = storage.db.selectFrom('webhooks').selectAll().orderBy('id');
+      if (userId !== undefined) query = query.where('user_id', '=', userId);
       const rows = await query.execute();
-      return { data: rows.map((row) => ({ ...toWebhook(row), handle: row.handle })) };
+      const handles = await handlesOf(storage.db, rows.map((r) => r.user_id));
+      // A webhook goes with its user (on delete cascade): every row has a handle.
+      return { data: rows.flatMap((row) => (handles.has(row.user_id) ? [{ ...toWebhook(row), handle: handles.get(row.user_id) as string }] : [])) };
     },
 
     /** Deletes the webhook and its queue, whoever owns it; false when there is none. */

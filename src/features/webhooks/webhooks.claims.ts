@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Storage } from '../../storage/database.js';
+import { enabledAmong } from '../auth/auth.principals.js';
 import { withheldDeliveries } from './webhooks.offboarding.js';
 
 /**
@@ -120,13 +121,11 @@ export function createClaims(storage: Storage) {
     async alive(webhookId: number, now: string): Promise<Live | undefined> {
       const row = await storage.db
         .selectFrom('webhooks')
-        .innerJoin('users', 'users.id', 'webhooks.user_id')
-        .select(['webhooks.url', 'webhooks.secret', 'webhooks.previous_secret', 'webhooks.previous_secret_until'])
-        .where('webhooks.id', '=', webhookId)
-        .where('webhooks.active', '=', 1)
-        .where('users.disabled_at', 'is', null)
+        .select(['user_id', 'url', 'secret', 'previous_secret', 'previous_secret_until'])
+        .where('id', '=', webhookId)
+        .where('active', '=', 1)
         .executeTakeFirst();
-      if (row === undefined) return undefined;
+      if (row === undefined || !(await enabledAmong(storage.db, [row.user_id])).has(row.user_id)) return undefined;
       const previous = row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now ? [row.previous_secret] : [];
       return { url: row.url, secrets: [row.secret, ...previous] };
     },

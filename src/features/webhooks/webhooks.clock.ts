@@ -21,7 +21,7 @@ type Hit = { due: Due; webhook_id: number; user: AuthenticatedUser };
 /** The (instant, webhook) pairs of subscribers the instants concern, members of its org, who want its event. */
 async function hitsOf(storage: Storage, repo: WebhooksRepository, dues: readonly Due[]): Promise<Hit[]> {
   const hooks = await repo.hooksOf(storage.db, [...new Set(dues.flatMap((d) => [...d.users]))]);
-  const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))]);
+  const principals = await principalsOf(storage.db, [...new Set(hooks.map((h) => h.user_id))], { enabledOnly: true });
   const wanted = hooks.map((h) => ({ ...h, events: parseJson(h.events), user: principals.get(h.user_id) }));
   return dues.flatMap((due) =>
     wanted.flatMap(({ id, user_id, events, user }) =>

@@ -1,11 +1,11 @@
 import { parseJson } from '../../storage/columns.js';
 import type { Storage } from '../../storage/database.js';
-import type { TaskRow } from '../../storage/tables.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { principalsOf } from '../auth/auth.principals.js';
-import { type PositionedChange, sawBefore } from '../../changelog/changelog.repository.js';
+import { type PositionedChange, createChangesRepository, sawBefore } from '../../changelog/changelog.repository.js';
 import type { RecordRequest, Session, SessionsApi } from '../sessions/sessions.api.js';
-import { toTask } from '../tasks/tasks.model.js';
+import type { Task } from '../tasks/tasks.schema.js';
+import { type TasksService, createTasksService } from '../tasks/tasks.service.js';
 import type { WebhookEvent } from './webhooks.events.js';
 import { createOutbox } from './webhooks.outbox.js';
 import { type EventData, type OutgoingEvent, bodyOf } from './webhooks.payload.js';
@@ -20,10 +20,13 @@ const YIELD_EVERY_MS = 10;
 type Hook = { id: number; events: Set<string>; user: AuthenticatedUser };
 type SessionRecord = Session;
 type Repository = ReturnType<typeof createWebhooksRepository>;
+/** The features a step reads records through: never their tables. */
+type Readers = { sessions: SessionsApi; tasks: TasksService };
 
 /** What a step's changes are told as: the records as each subscriber sees them now, read once per step. */
 interface StepView {
-  tasks: Map<number, TaskRow>;
+  /** The tasks the changes name, by owner (of the hooks' users) and id, as their owner reads them. */
+  tasks: Map<number, Map<number, Task>>;
   existing: Awaited<ReturnType<SessionsApi['existing']>>;
   handles: Map<number, string>;
   sessionAs: (user: AuthenticatedUser, id: number, date?: string) => Promise<SessionRecord | undefined>;
@@ -70,23 +73,19 @@ function dayRequests(changes: readonly PositionedChange[], users: readonly Authe
 export function createFanout(storage: Storage, sessions: SessionsApi) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
+  const log = createChangesRepository(storage);
+  const tasks = createTasksService(storage);
 
   return {
     /** One bounded step; returns how many changes it passed (0: none new). */
     async step(): Promise<number> {
       const state = await repo.readState(storage.db, 'fanout');
       const from = Number(state?.position ?? 0);
-      const changes = (await storage.db
-        .selectFrom('changes')
-        .selectAll()
-        .where('position', '>', from)
-        .orderBy('position')
-        .limit(FANOUT_BATCH)
-        .execute()) as PositionedChange[];
+      const changes = await log.allAfter({ after: from, limit: FANOUT_BATCH });
       const last = changes.at(-1);
       if (last === undefined) return 0;
       // Computed before the transaction: reading records inside it would hold the lock (and on SQLite, the one connection).
-      const events = await deliveriesFor(storage, sessions, repo, changes);
+      const events = await deliveriesFor(storage, { sessions, tasks }, repo, changes);
       return storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'fanout');
         // Another instance passed these changes meanwhile: its deliveries stand, these are dropped.
@@ -100,10 +99,10 @@ export function createFanout(storage: Storage, sessions: SessionsApi) {
 }
 
 /** A step's deliveries (see createFanout). */
-async function deliveriesFor(storage: Storage, sessions: SessionsApi, repo: Repository, changes: readonly PositionedChange[]): Promise<OutgoingEvent[]> {
+async function deliveriesFor(storage: Storage, readers: Readers, repo: Repository, changes: readonly PositionedChange[]): Promise<OutgoingEvent[]> {
   const hooks = await subscribedHooks(storage, repo, changes);
   if (hooks === undefined) return [];
-  const view = await stepView(storage, sessions, changes, hooks);
+  const view = await stepView(storage, readers, changes, hooks);
   const bodyFor = sharedBodies();
   let lastYield = performance.now();
 
@@ -138,7 +137,8 @@ async function subscribedHooks(storage: Storage, repo: Repository, changes: read
   const userIds = await repo.subscribersAmong(db, { orgIds, userIds: taskOwners });
   const rows = await repo.hooksOf(db, userIds);
   if (rows.length === 0) return undefined;
-  const principals = await principalsOf(db, rows.map((r) => r.user_id));
+  // A disabled user's webhooks are sent nothing (contract section 13).
+  const principals = await principalsOf(db, rows.map((r) => r.user_id), { enabledOnly: true });
   return rows.flatMap((r) => {
     const user = principals.get(r.user_id);
     return user === undefined ? [] : [{ id: r.id, events: new Set(parseJson(r.events)), user }];
@@ -146,11 +146,14 @@ async function subscribedHooks(storage: Storage, repo: Repository, changes: read
 }
 
 /** Reads the records the changes name, as the hooks' owners see them now. */
-async function stepView(storage: Storage, sessions: SessionsApi, changes: readonly PositionedChange[], hooks: readonly Hook[]): Promise<StepView> {
+async function stepView(storage: Storage, { sessions, tasks: taskReads }: Readers, changes: readonly PositionedChange[], hooks: readonly Hook[]): Promise<StepView> {
   const db = storage.db;
   const taskIds = [...new Set(changes.flatMap((c) => (c.kind === 'task' && c.action !== 'deleted' ? [c.record_id] : [])))];
-  const tasks = new Map<number, TaskRow>();
-  if (taskIds.length > 0) for (const t of await db.selectFrom('tasks').selectAll().where('id', 'in', taskIds).execute()) tasks.set(t.id, t);
+  // A task's change is told to its owner only: of the hooks' users, the owners the changes name.
+  const taskOwners = new Set(changes.flatMap((c) => (c.kind === 'task' ? [c.owner_id] : [])));
+  const owners = [...new Map(hooks.filter((h) => taskOwners.has(h.user.id)).map((h) => [h.user.id, h.user])).values()];
+  const records = taskIds.length === 0 ? [] : await taskReads.recordsOfOwners(owners, taskIds);
+  const tasks = new Map(owners.map((owner, i) => [owner.id, records[i] ?? new Map<number, Task>()]));
 
   const sessionIds = [...new Set(changes.flatMap((c) => (c.kind === 'session' && c.action !== 'deleted' ? [c.record_id] : [])))];
   const existing = await sessions.existing(sessionIds);
@@ -188,9 +191,9 @@ function sharedBodies() {
 function taskEvent(view: StepView, change: PositionedChange, hook: Hook): HookEvent | undefined {
   if (change.owner_id !== hook.user.id) return undefined;
   const type: WebhookEvent = `task.${change.action === 'participation' ? 'updated' : change.action}`;
-  const row = change.action === 'deleted' ? undefined : view.tasks.get(change.record_id);
+  const task = change.action === 'deleted' ? undefined : view.tasks.get(hook.user.id)?.get(change.record_id);
   // Deleted since (or now): the id is all there is to tell.
-  return { type, data: row === undefined ? { id: String(change.record_id) } : toTask(row, hook.user.handle) };
+  return { type, data: task ?? { id: String(change.record_id) } };
 }
 
 /** A session's change, told to whoever may see it (or saw it before), as they see the session now. */

@@ -1,4 +1,5 @@
 import type { Db } from '../../storage/database.js';
+import { principalsOf } from '../auth/auth.principals.js';
 
 /** The org a delivery's body speaks of: a session record's, or the session's of a participation; undefined for tasks and bare ids. */
 function orgOfPayload(payload: string): number | undefined {
@@ -21,16 +22,12 @@ function orgOfPayload(payload: string): number | undefined {
 export async function withheldDeliveries(db: Db, claimed: readonly { id: number; user_id: number; payload: string }[]): Promise<Set<number>> {
   const withheld = new Set<number>();
   if (claimed.length === 0) return withheld;
-  const owners = [...new Set(claimed.map((d) => d.user_id))];
-  const disabled = new Set(
-    (await db.selectFrom('users').select('id').where('id', 'in', owners).where('disabled_at', 'is not', null).execute()).map((u) => u.id),
-  );
-  const memberships = new Set(
-    (await db.selectFrom('memberships').select(['user_id', 'org_id']).where('user_id', 'in', owners).execute()).map((m) => `${m.user_id}:${m.org_id}`),
-  );
+  // Owners enabled now, with their memberships now; a disabled (or deleted) owner is missing.
+  const owners = await principalsOf(db, claimed.map((d) => d.user_id), { enabledOnly: true });
   for (const d of claimed) {
+    const owner = owners.get(d.user_id);
     const org = orgOfPayload(d.payload);
-    if (disabled.has(d.user_id) || (org !== undefined && !memberships.has(`${d.user_id}:${org}`))) withheld.add(d.id);
+    if (owner === undefined || (org !== undefined && !owner.orgIds.includes(org))) withheld.add(d.id);
   }
   return withheld;
 }

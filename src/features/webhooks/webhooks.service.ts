@@ -4,6 +4,7 @@ import { conflict, notFound, validationFailed } from '../../toolkit/errors.js';
 import type { StepAside } from '../../toolkit/outside-gate.js';
 import { decodeCursor, encodeCursor } from '../../toolkit/paging.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { lockUser } from '../auth/auth.principals.js';
 import { type ResolveOptions, refuseHost, refuseUrlSyntax } from './webhooks.address.js';
 import { MAX_WEBHOOKS_PER_USER, PREVIOUS_SECRET_MS, TEST_EVENT } from './webhooks.events.js';
 import { toDelivery, toWebhook } from './webhooks.model.js';
@@ -104,7 +105,7 @@ function registration(storage: Storage, repo: WebhooksRepository, { checkUrl, lo
       const row = await storage.transaction(async (trx) => {
         // The user's row locked (PostgreSQL; SQLite's write transactions take turns): concurrent
         // creates count one after another, so the cap holds under a race.
-        await storage.forUpdate(trx.selectFrom('users').select('id').where('id', '=', user.id)).execute();
+        await lockUser(storage, trx, user.id);
         await underCap(trx, user);
         const now = new Date().toISOString();
         await startRestingClock(repo, trx, now);
