@@ -5,9 +5,9 @@ import { openPostgres, postgresDialect } from './postgres.js';
 import { type Signals, postgresSignals, sqliteSignals } from './signals.js';
 import { type OpenedSqlite, openSqlite, sqliteDialect } from './sqlite/sqlite.js';
 import { TransactionConflictError } from './storage.errors.js';
-import type { Database } from './tables.js';
+import type { Database, Db } from './tables.js';
 
-export type Db = Kysely<Database>;
+export type { Db } from './tables.js';
 export type Trx = Transaction<Database>;
 
 /** What opening storage needs; the service's Config satisfies it. */

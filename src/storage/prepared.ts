@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Compilable, type CompiledQuery, createQueryId } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { Db } from './database.js';
+import type { Db } from './tables.js';
 
 /**
  * Statements built once per shape. Kysely builds and compiles a query anew on every call:

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Kysely, Selectable } from 'kysely';
 import type { Flag, JsonText } from './columns.js';
 import type {
   Audience,
@@ -209,6 +209,9 @@ export interface CalendarFeedsTable {
   secret_hash: string;
   created_at: Instant;
 }
+
+/** The database as queries see it: every query function takes one (or a transaction of it). */
+export type Db = Kysely<Database>;
 
 export interface Database {
   users: UsersTable;

@@ -1,22 +1,18 @@
 import type { Db, Storage } from '../../storage/database.js';
 import type { OccurrenceRow } from '../../storage/tables.js';
-import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import { addDays } from '../recurrence/recurrence.dates.js';
-import { indexStatements } from './sessions.occurrence-statements.js';
-import { type KeySeen, type SessionFilters, readerOf, statementFilters } from './sessions.listing-filters.js';
+import { type DatedPageQuery, type DatedPlace, indexStatements } from './sessions.occurrence-statements.js';
+import { type KeySeen, readerOf, statementFilters } from './sessions.listing-filters.js';
 
-/** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
-export interface DatedKey {
-  startsAt: string;
-  id: number;
-  date: string;
+/** A dated listing's key: its place (DatedPlace) and what the page shows of the occurrence. */
+export interface DatedKey extends DatedPlace {
   endsAt: string;
   completed: boolean;
   /** Read with the key by a dated page's statement; not for keys expanded per request. */
   seen?: KeySeen;
 }
 
-export const datedBefore = (a: Pick<DatedKey, 'startsAt' | 'id' | 'date'>, b: Pick<DatedKey, 'startsAt' | 'id' | 'date'>) =>
+export const datedBefore = (a: DatedPlace, b: DatedPlace) =>
   a.startsAt < b.startsAt || (a.startsAt === b.startsAt && (a.id < b.id || (a.id === b.id && a.date < b.date)));
 
 /** An indexed occurrence's date and instants (an override's, when one moved it). */
@@ -43,15 +39,6 @@ export function nextListOf(list: string): NextDate[] {
 /** The last date a fully indexed session holds: nothing after it will ever be added. */
 export const FULLY_INDEXED = '9999-12-31';
 
-
-export interface DatedPageQuery {
-  user: AuthenticatedUser;
-  filters: SessionFilters;
-  from: string;
-  to: string;
-  after: Pick<DatedKey, 'startsAt' | 'id' | 'date'> | undefined;
-  limit: number;
-}
 
 /** A dated page's keys, and whether sessions may be indexed not far enough for its range (true also when the page had no row to say). */
 export interface DatedPage {

@@ -2,8 +2,8 @@ import { type Expression, type ExpressionBuilder, type SqlBool, expressionBuilde
 import type { Db, Storage } from '../../storage/database.js';
 import { prepared } from '../../storage/prepared.js';
 import type { Database, OccurrenceRow } from '../../storage/tables.js';
-import { FILTER_PARAMS, READER_PARAMS, type Reader, type StatementFilters, type Streams, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
-import type { DatedPageQuery } from './sessions.occurrence-index.js';
+import type { AuthenticatedUser } from '../auth/auth.caller.js';
+import { FILTER_PARAMS, READER_PARAMS, type Reader, type SessionFilters, type StatementFilters, type Streams, streamsAsOne, streamsFor } from './sessions.listing-filters.js';
 import { ONE_OFF } from './sessions.occurrences.js';
 import { joinedCount } from './sessions.participants-repository.js';
 import { columnFiltersOf, indexedShortOf, nextThreeList } from './sessions.statements.js';
@@ -20,6 +20,23 @@ export function dayWithin(eb: Occ, from: string, to?: string): Expression<SqlBoo
 }
 
 type OccurrenceKeyRow = Pick<OccurrenceRow, 'session_id' | 'occurrence_date' | 'starts_at' | 'ends_at' | 'completed'>;
+
+/** A place in a dated listing: one occurrence, ordered by (starts_at, session id, date). */
+export interface DatedPlace {
+  startsAt: string;
+  id: number;
+  date: string;
+}
+
+/** One dated page after the cursor: what the index's page statement is asked. */
+export interface DatedPageQuery {
+  user: AuthenticatedUser;
+  filters: SessionFilters;
+  from: string;
+  to: string;
+  after: DatedPlace | undefined;
+  limit: number;
+}
 
 /** What the statement of a dated page is built from: the query, the reader narrowed, the instants computed. */
 type PageStatement = Omit<DatedPageQuery, 'user' | 'filters'> & { user: Reader; filters: StatementFilters; lowest: string; highest: string };
