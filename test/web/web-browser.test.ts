@@ -1,14 +1,15 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { focusJson } from '../helpers/server-process.js';
 import { useWebScene } from './web-seed.js';
 import { checkPage, isolatedContext, signIn } from './web-pages.js';
 
 /*
  * The web app as a person meets it (contract section 12): a real chromium on a real server
- * process, nothing else reachable. Sign in, the week, a session created, opened, joined and
- * completed, its tasks, Now, statistics and settings; the pinned accessible names; axe-core
- * on every page; and the same pages at 375 px.
+ * process, nothing else reachable. Sign in, the week, a session created, opened and
+ * completed by its host, another member's joined and left, its tasks, Now, statistics and
+ * settings; the pinned accessible names; axe-core on every page; and the same pages at 375 px.
  */
 
 const available = chromiumAvailable();
@@ -24,8 +25,11 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   const web = useWebScene(PASSWORD);
 
   const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+  const expectButtons = async (page: Page, counts: Record<string, number>) => {
+    for (const [name, count] of Object.entries(counts)) expect(await button(page, name).count(), name).toBe(count);
+  };
 
-  it('signs in, shows the week, creates a session, opens it, joins and completes it', async () => {
+  it('signs in, shows the week, creates a session, opens it and completes it as its host', async () => {
     const { context, refused } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
     const errors: string[] = [];
@@ -66,11 +70,12 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await page.waitForURL(/\/sessions\/\d+$/);
     await expect.poll(() => heading.textContent()).toBe('Deep work');
 
-    await button(page, 'Join').click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Joined.' }).count()).toBe(1);
+    // Only what the API would do is offered: the host always takes part, so neither Join nor Leave.
+    await expect.poll(() => page.getByText('You host this session, so you always take part.').count()).toBe(1);
+    await expectButtons(page, { Join: 0, Leave: 0, Complete: 1 });
     await button(page, 'Complete').click();
     await expect.poll(() => page.getByText('You completed this session.').count()).toBe(1);
-    for (const name of ['Save', 'Delete', 'Join', 'Leave', 'Complete']) expect(await button(page, name).count(), name).toBe(1);
+    await expectButtons(page, { Save: 1, Delete: 1, Join: 0, Leave: 0, Complete: 0 });
     await checkPage(page, 'session');
 
     // Tasks: add, tick off, remove.
@@ -94,6 +99,32 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
 
     expect(errors).toEqual([]);
     expect(refused).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("offers Join on another member's public session, then Complete and Leave, and Join again after leaving", async () => {
+    const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'operator')) as { token: string };
+    const { date, time } = startedMinutesAgo(5);
+    const created = await fetch(`${web.server.url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ org_id: 1, name: 'Team focus', type: 'standard', duration: 60, schedule: date, time, timezone: 'UTC', is_public: true }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = ((await created.json()) as { data: { id: number } }).data;
+
+    const { context } = await isolatedContext(web.browser, web.server.url);
+    const page = await context.newPage();
+    await signIn(page, web.server.url, 'alice', PASSWORD);
+    await page.goto(`${web.server.url}/sessions/${id}`);
+    await expect.poll(() => page.getByText('You have not joined this session.').count()).toBe(1);
+    await expectButtons(page, { Join: 1, Leave: 0, Complete: 0 });
+    await button(page, 'Join').click();
+    await expect.poll(() => page.getByText('You joined as participant.').count()).toBe(1);
+    await expectButtons(page, { Join: 0, Leave: 1, Complete: 1 });
+    await button(page, 'Leave').click();
+    await expect.poll(() => page.getByText('You have not joined this session.').count()).toBe(1);
+    await expectButtons(page, { Join: 1, Leave: 0, Complete: 0 });
     await context.close();
   }, 120_000);
 

@@ -28,6 +28,8 @@ export async function seedPerson(server: { url: string }, databaseUrl: string, h
 export interface WebScene {
   server: ServerProcess;
   browser: Browser;
+  /** The server's database, for the CLI (`focus tokens issue …`). */
+  databaseUrl: string;
 }
 
 /** Starts the scene before the suite's tests and tears it down after them; its fields are set once `beforeAll` ran. */
@@ -37,6 +39,7 @@ export function useWebScene(password: string): WebScene {
   beforeAll(async () => {
     await buildOnce();
     database = await createTestDatabase('sqlite');
+    scene.databaseUrl = database.url;
     scene.server = await startServer({ DATABASE_URL: database.url, RATE_LIMIT: '0' });
     await seedPerson(scene.server, database.url, 'alice', password, { admin: true });
     scene.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

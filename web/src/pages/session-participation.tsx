@@ -14,24 +14,42 @@ export function Participation({ session, date, series, reload }: { session: Sess
       await reload();
       return done;
     });
+  const joined = part?.joined === true;
+  const completed = Boolean(part?.completed_at);
+  const host = part?.role === 'host';
+  // Only what the API would do is offered: join until you have (and while the session is not
+  // completed), complete once joined, leave unless you host it (the host always takes part).
+  const canJoin = !joined && !completed && session.status !== 'completed';
   return (
     <section class="card" aria-labelledby="participation">
       <h2 id="participation">Taking part</h2>
-      <p>
-        {part?.completed_at ? 'You completed this session.' : part?.joined ? `You joined${part.role ? ` as ${part.role}` : ''}.` : 'You have not joined this session.'}
-      </p>
+      <p>{sentenceOf(part, session.status)}</p>
       <div class="row">
-        <button type="button" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/join', 'Joined.')}>
-          Join
-        </button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/leave', 'Left.')}>
-          Leave
-        </button>
-        <button type="button" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/complete', 'Completed.')}>
-          Complete
-        </button>
+        {canJoin && (
+          <button type="button" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/join', 'Joined.')}>
+            Join
+          </button>
+        )}
+        {joined && !completed && (
+          <button type="button" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/complete', 'Completed.')}>
+            Complete
+          </button>
+        )}
+        {joined && !completed && !host && (
+          <button type="button" class="secondary" disabled={busy} onClick={() => act('/api/v1/sessions/{id}/leave', 'Left.')}>
+            Leave
+          </button>
+        )}
       </div>
       <Notice message={message} />
     </section>
   );
+}
+
+/** Where the reader stands with the session shown, in a sentence. */
+function sentenceOf(part: Part | undefined, status: Session['status']): string {
+  if (part?.completed_at) return 'You completed this session.';
+  if (part?.role === 'host') return 'You host this session, so you always take part.';
+  if (part?.joined) return `You joined${part.role ? ` as ${part.role}` : ''}.`;
+  return status === 'completed' ? 'This session is completed; it can no longer be joined.' : 'You have not joined this session.';
 }
