@@ -46,7 +46,7 @@ import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
 import { strictQueryPlugin } from './strict-query.plugin.js';
 import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
-import { webappPlugin } from './webapp.plugin.js';
+import { webPageNotFound, webappPlugin } from './webapp.plugin.js';
 
 /**
  * API requests served at once where statements run on the event loop (SQLite; see the
@@ -110,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auth = createAuthService(storage);
   const accounts = createAccounts(storage, auth, ssoSettings(config));
   await app.register(drainPlugin);
-  await app.register(errorsPlugin);
+  await app.register(errorsPlugin, { pageNotFound: webPageNotFound() });
   await app.register(requestIdPlugin);
   await app.register(protocolErrorsPlugin);
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });

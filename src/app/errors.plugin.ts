@@ -78,13 +78,18 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
   return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(JSON.stringify(body));
 }
 
+export interface ErrorsOptions {
+  /** Answers an unknown path itself (the web app's page for a browser), or leaves it to the 404 problem (undefined). */
+  pageNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+}
+
 /**
  * One renderer for every failure: typed errors, Fastify's own, storage errors, and real
  * faults; a known path with the wrong method answers 405 with `Allow`. Registered before
  * any route, so that it learns every route's methods.
  */
-export const errorsPlugin = fp(
-  (app, _options, done) => {
+export const errorsPlugin = fp<ErrorsOptions>(
+  (app, options, done) => {
     const methods = new MethodIndex();
     app.addHook('onRoute', (route) => methods.add(route.url, route.method));
 
@@ -110,7 +115,9 @@ export const errorsPlugin = fp(
 
     app.setNotFoundHandler((request, reply) => {
       const allow = methods.allowed(request.url.split('?')[0] ?? '/');
-      return sendProblem(reply, request, allow.length > 0 ? methodNotAllowed(allow) : notFound('route'));
+      // A route of this method that found nothing (a missing asset) is 404, not "405, Allow: GET" to a GET.
+      if (allow.length > 0 && !allow.includes(request.method)) return sendProblem(reply, request, methodNotAllowed(allow));
+      return options.pageNotFound?.(request, reply) ?? sendProblem(reply, request, notFound('route'));
     });
     done();
   },

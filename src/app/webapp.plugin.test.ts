@@ -3,19 +3,27 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webappPlugin } from './webapp.plugin.js';
+import { errorsPlugin } from './errors.plugin.js';
+import { webPageNotFound, webappPlugin } from './webapp.plugin.js';
+
+const html = { accept: 'text/html,application/xhtml+xml' };
+
+/** A build of the web app in a temporary directory: index.html and one hashed asset. */
+function builtWebApp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'focus-web-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Focus</title>');
+  writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+  return dir;
+}
 
 /** How the built web app is served: caching, client routes, and the server's own paths left alone. */
 describe('web app files', () => {
   let dir: string;
   let app: FastifyInstance;
-  const html = { accept: 'text/html,application/xhtml+xml' };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'focus-web-'));
-    mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Focus</title>');
-    writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+    dir = builtWebApp();
     app = Fastify();
     app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/problem+json').send({ status: 404 }));
     await app.register(webappPlugin, { root: dir });
@@ -65,5 +73,52 @@ describe('web app files', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('npm run build');
     await bare.close();
+  });
+});
+
+/** Through the server's not-found handler: a browser that mistypes an address, and everyone else. */
+describe('a page that is not there', () => {
+  let dir: string;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    dir = builtWebApp();
+    app = Fastify();
+    await app.register(errorsPlugin, { pageNotFound: webPageNotFound(dir) });
+    await app.register(webappPlugin, { root: dir });
+    app.post('/api/v1/things', () => ({ data: 'made' }));
+    app.post('/things', () => ({ data: 'made' }));
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a browser 404 with the app, which says "Page not found"', async () => {
+    for (const url of ['/nope', '/week/x', '/sessions/1/x', '/tasks?x=1']) {
+      const page = await app.inject({ url, headers: html });
+      expect(page.statusCode, url).toBe(404);
+      expect(page.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(page.headers['cache-control'], url).toBe('no-store');
+      expect(page.headers.etag, url).toBeUndefined();
+      expect(page.headers['content-security-policy'], url).toMatch(/default-src 'self'/);
+      expect(page.body, url).toBe('<!doctype html><title>Focus</title>');
+    }
+  });
+
+  it('keeps the problem under the server’s own areas, for other methods and for clients that do not ask for HTML', async () => {
+    const requests = [
+      ...['/api/v1/nope', '/api', '/auth/nope', '/oauth/nope', '/docs/nope', '/problems/nope/x', '/ical/x/y', '/assets/missing.js', '/healthz/x'].map((url) => ({ url, headers: html })),
+      { url: '/nope' },
+      { url: '/nope', headers: { accept: 'application/json, text/html' } },
+      { url: '/nope', method: 'DELETE' as const, headers: html },
+    ];
+    for (const request of requests) {
+      const answer = await app.inject(request);
+      expect(answer.statusCode, JSON.stringify(request)).toBe(404);
+      expect(answer.headers['content-type'], JSON.stringify(request)).toMatch(/^application\/problem\+json/);
+    }
+    // A known path with another method stays 405, a browser asking or not.
+    for (const url of ['/things', '/api/v1/things']) expect((await app.inject({ url, headers: html })).statusCode, url).toBe(405);
   });
 });

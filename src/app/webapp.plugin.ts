@@ -9,7 +9,8 @@ import { PACKAGE_ROOT } from '../config/config.variables.js';
  * read once at start-up (about 60 KB) and served from memory. Hashed assets are cached for
  * a year; index.html is revalidated, so a new build is picked up on the next visit. The
  * app's own page paths answer index.html (it routes on the client); they are listed, not
- * caught by a wildcard, so every other path keeps the server's 404 and 405 problems.
+ * caught by a wildcard, so every other path keeps the server's 404 and 405 problems, but
+ * for a browser's GET outside the server's own areas (webPageNotFound).
  */
 
 export const WEB_ROOT = join(PACKAGE_ROOT, 'dist', 'web');
@@ -17,8 +18,10 @@ export const WEB_ROOT = join(PACKAGE_ROOT, 'dist', 'web');
 /** The pages of web/src/main.tsx: each is index.html, opened or reloaded in a browser. */
 export const WEB_PAGES = ['/', '/week', '/now', '/stats', '/settings', '/sign-in', '/invite', '/invite/:secret', '/device', '/sessions/new', '/sessions/:id'] as const;
 
+const HTML = 'text/html; charset=utf-8';
+
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
+  '.html': HTML,
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
@@ -70,11 +73,30 @@ const NOT_BUILT =
   '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Focus</title></head><body><h1>Focus</h1>' +
   '<p>The web app is not built: run <code>npm run build</code> (with devDependencies). The API is at <a href="/docs">/docs</a>.</p></body></html>';
 
+const NOT_BUILT_PAGE: WebFile = { body: Buffer.from(NOT_BUILT), type: HTML, cache: 'no-cache', etag: '"not-built"' };
+
+/** The server's own areas: an unknown path under one keeps its problem, whoever asks. */
+const SERVER_AREAS = /^\/(api|auth|oauth|docs|problems|ical|assets|healthz|readyz|\.well-known)(\/|\?|$)/;
+
+/**
+ * For the server's not-found handler: a browser navigating (it asks for HTML first) to an
+ * address outside the server's areas gets 404 with the app, which says "Page not found" and
+ * links home, rather than a JSON problem. Answers undefined for any other request.
+ */
+export function webPageNotFound(root: string = WEB_ROOT): (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
+  const index = existsSync(join(root, 'index.html')) ? { body: readFileSync(join(root, 'index.html')), type: HTML } : NOT_BUILT_PAGE;
+  return (request, reply) => {
+    if (request.method !== 'GET' || !(request.headers.accept ?? '').startsWith('text/html') || SERVER_AREAS.test(request.url)) return undefined;
+    // Neither cached nor tagged: the address may be a page of a later version.
+    return reply.code(404).headers(WEB_SECURITY_HEADERS).header('cache-control', 'no-store').type(index.type).send(index.body);
+  };
+}
+
 /** Registers the pages and `GET /assets/:file`; pass `root` to serve another build (tests). */
 export const webappPlugin: FastifyPluginAsync<{ root?: string }> = (app, options) => {
   const root = options.root ?? WEB_ROOT;
   const files = existsSync(join(root, 'index.html')) ? loadFiles(root) : new Map<string, WebFile>();
-  const index = files.get('/index.html') ?? { body: Buffer.from(NOT_BUILT), type: TYPES['.html'] ?? 'text/html', cache: 'no-cache', etag: '"not-built"' };
+  const index = files.get('/index.html') ?? NOT_BUILT_PAGE;
   for (const page of WEB_PAGES) app.get(page, { schema: { hide: true } }, (request, reply) => send(request, reply, index));
   app.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
     const file = files.get(`/assets/${(request.params as { file: string }).file}`);

@@ -102,7 +102,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await context.close();
   }, 120_000);
 
-  it("offers Join on another member's public session, then Complete and Leave, and Join again after leaving", async () => {
+  it("offers Join on another member's public session, then Complete and Leave, and Join again; a mistyped address is a page", async () => {
     const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'operator')) as { token: string };
     const { date, time } = startedMinutesAgo(5);
     const created = await fetch(`${web.server.url}/api/v1/sessions`, {
@@ -125,6 +125,13 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await button(page, 'Leave').click();
     await expect.poll(() => page.getByText('You have not joined this session.').count()).toBe(1);
     await expectButtons(page, { Join: 1, Leave: 0, Complete: 0 });
+
+    // A mistyped address answers 404 with the app's own page, not the API's JSON.
+    const missing = await page.goto(`${web.server.url}/sesions/${id}`);
+    expect(missing?.status()).toBe(404);
+    await expect.poll(() => page.getByRole('heading', { name: 'Page not found', level: 1 }).count()).toBe(1);
+    await page.getByRole('link', { name: 'Go to your week' }).click();
+    await page.waitForURL(/\/week$/);
     await context.close();
   }, 120_000);
 
