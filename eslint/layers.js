@@ -30,10 +30,10 @@ const PUBLIC = {
   tasks: ['tasks.model', 'tasks.service', 'tasks.completions'],
 };
 
-const isTest = (file) => /\.test\.ts$|\.test-helpers\.ts$/.test(file);
+export const isTest = (file) => /\.test\.ts$|\.test-helpers\.ts$/.test(file);
 
 /** Where a file of src/ sits: its layer, and its feature when it is in one. */
-function placeOf(srcRoot, file) {
+export function placeOf(srcRoot, file) {
   const parts = path.relative(srcRoot, file).split(path.sep);
   if (parts[0].startsWith('..')) return undefined;
   if (parts.length === 1) return { layer: parts[0].startsWith('server') ? 'server' : parts[0].replace(/\.ts$/, '') };

@@ -1,6 +1,7 @@
 // One owner per table (docs/architecture.md, "Each table has one owner"): a feature names
 // only its own tables in its queries, and asks the owner's public files for the rest.
 import path from 'node:path';
+import { isTest, placeOf } from './layers.js';
 
 /** Each table's owner: a feature folder, or the changelog layer. */
 const OWNERS = {
@@ -20,23 +21,22 @@ const ownerOf = (table) => OWNERS[table] ?? (/^sessions?_|^sessions$/.test(table
 
 /** The reads that cross, each for one statement's sake (docs/architecture.md says why): file → tables. */
 const CROSSINGS = {
-  'features/sessions/sessions.statements': ['users'],
-  'features/sessions/sessions.writes': ['tasks'],
-  'features/webhooks/webhooks.repository': ['memberships'],
+  'sessions.statements': ['users'],
+  'sessions.writes': ['tasks'],
+  'webhooks.repository': ['memberships'],
 };
 
 const QUERY_METHODS = new Set(['selectFrom', 'innerJoin', 'leftJoin', 'rightJoin', 'fullJoin', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto']);
-const isTest = (file) => /\.test\.ts$|\.test-helpers\.ts$/.test(file);
 
 const tableOwners = {
   meta: { type: 'problem', schema: [], docs: { description: 'a feature names only the tables it owns (docs/architecture.md)' } },
   create(context) {
     const file = context.filename;
-    const rel = path.relative(path.join(context.cwd, 'src'), file).split(path.sep);
+    const place = placeOf(path.join(context.cwd, 'src'), file);
     // Storage (migrations, table types) and tests name every table; files outside src/ are not held.
-    if (rel[0].startsWith('..') || rel[0] === 'storage' || isTest(file)) return {};
-    const here = rel[0] === 'features' ? rel[1] : rel[0];
-    const key = [...rel.slice(0, -1), path.basename(file).replace(/\.(js|ts)$/, '')].join('/');
+    if (place === undefined || place.layer === 'storage' || isTest(file)) return {};
+    const here = place.feature ?? place.layer;
+    const crossings = place.feature === undefined ? [] : (CROSSINGS[place.name] ?? []);
     return {
       CallExpression(node) {
         const callee = node.callee;
@@ -45,7 +45,7 @@ const tableOwners = {
         if (arg?.type !== 'Literal' || typeof arg.value !== 'string') return;
         const table = arg.value.split(/\s+as\s+/)[0].trim();
         const owner = ownerOf(table);
-        if (owner === undefined || owner === here || (CROSSINGS[key] ?? []).includes(table)) return;
+        if (owner === undefined || owner === here || crossings.includes(table)) return;
         context.report({ node: arg, message: `${table} is ${owner}'s table: ask ${owner}'s public files, not the table (docs/architecture.md, "Each table has one owner")` });
       },
     };

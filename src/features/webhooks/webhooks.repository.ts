@@ -6,6 +6,9 @@ import { listensForTime } from './webhooks.events.js';
 
 export type WebhooksRepository = ReturnType<typeof createWebhooksRepository>;
 
+/** A webhook's events as stored: the JSON text and, beside it, whether one is time-triggered (migration 0035). */
+const eventColumns = (events: readonly string[]) => ({ events: toJson([...events]), time_events: listensForTime(events) ? (1 as const) : (0 as const) });
+
 /** Webhooks, their deliveries and the jobs' state. Built once per storage. */
 export function createWebhooksRepository(storage: Storage) {
   return { ...webhookStatements(storage), ...removalAndDeliveryStatements(storage), ...subscriberStatements(), ...stateStatements(storage) };
@@ -22,7 +25,7 @@ function webhookStatements(storage: Storage) {
     async insert(db: Db, q: { userId: number; url: string; events: string[]; description: string | null; secret: string; now: string }): Promise<WebhookRow> {
       return db
         .insertInto('webhooks')
-        .values({ user_id: q.userId, url: q.url, events: toJson(q.events), time_events: listensForTime(q.events) ? 1 : 0, description: q.description, secret: q.secret, created_at: q.now })
+        .values({ user_id: q.userId, url: q.url, ...eventColumns(q.events), description: q.description, secret: q.secret, created_at: q.now })
         .returningAll()
         .executeTakeFirstOrThrow();
     },
@@ -39,10 +42,9 @@ function webhookStatements(storage: Storage) {
     /** Changes the given columns; new `events` are stored with their `time_events` flag, as insert does. */
     async update(db: Db, id: number, set: Omit<Updateable<WebhooksTable>, 'events' | 'time_events'> & { events?: readonly string[] }): Promise<WebhookRow> {
       const { events, ...columns } = set;
-      const withEvents = events === undefined ? {} : { events: toJson([...events]), time_events: listensForTime(events) ? (1 as const) : (0 as const) };
       return db
         .updateTable('webhooks')
-        .set({ ...columns, ...withEvents })
+        .set({ ...columns, ...(events === undefined ? {} : eventColumns(events)) })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
