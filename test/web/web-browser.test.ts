@@ -25,6 +25,16 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   const web = useWebScene(PASSWORD);
 
   const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+  /** Creates a session through the API as the token's user; answers its id. */
+  const createSession = async (token: string, body: Record<string, unknown>): Promise<number> => {
+    const created = await fetch(`${web.server.url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(created.status).toBe(201);
+    return ((await created.json()) as { data: { id: number } }).data.id;
+  };
   const expectButtons = async (page: Page, counts: Record<string, number>) => {
     for (const [name, count] of Object.entries(counts)) expect(await button(page, name).count(), name).toBe(count);
   };
@@ -105,13 +115,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   it("offers Join on another member's public session, then Complete and Leave, and Join again; a mistyped address is a page", async () => {
     const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'operator')) as { token: string };
     const { date, time } = startedMinutesAgo(5);
-    const created = await fetch(`${web.server.url}/api/v1/sessions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ org_id: 1, name: 'Team focus', type: 'standard', duration: 60, schedule: date, time, timezone: 'UTC', is_public: true }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = ((await created.json()) as { data: { id: number } }).data;
+    const id = await createSession(token, { org_id: 1, name: 'Team focus', type: 'standard', duration: 60, schedule: date, time, timezone: 'UTC', is_public: true });
 
     const { context } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
@@ -132,6 +136,28 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await expect.poll(() => page.getByRole('heading', { name: 'Page not found', level: 1 }).count()).toBe(1);
     await page.getByRole('link', { name: 'Go to your week' }).click();
     await page.waitForURL(/\/week$/);
+    await context.close();
+  }, 120_000);
+
+  it("tells the day in the home zone and which zone the form's date and time are in", async () => {
+    // 08:00 on 2030-03-02 in Tokyo is 23:00 on 2030-03-01 in UTC, alice's home zone.
+    const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'alice')) as { token: string };
+    const id = await createSession(token, { org_id: 1, name: 'Tokyo sync', type: 'standard', duration: 30, schedule: '2030-03-02', time: '8:00 AM', timezone: 'Asia/Tokyo', is_public: false });
+
+    const { context } = await isolatedContext(web.browser, web.server.url);
+    const page = await context.newPage();
+    await signIn(page, web.server.url, 'alice', PASSWORD);
+    await page.goto(`${web.server.url}/sessions/${id}`);
+    await expect.poll(() => page.getByText(/^Friday, March 1 at 11:00 PM · 30 min/).count()).toBe(1);
+    const time = page.getByLabel('Time', { exact: true });
+    expect(await time.inputValue()).toBe('08:00');
+    expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2030-03-02');
+    await expect.poll(() => time.getAttribute('aria-describedby')).toBe('f-zone');
+    expect(await page.locator('#f-zone').textContent()).toBe("Date and time in the session's time zone, Asia/Tokyo (your home time zone is UTC).");
+    await checkPage(page, 'session in another zone');
+
+    await page.goto(`${web.server.url}/sessions/new`);
+    await expect.poll(() => page.locator('#f-zone').textContent()).toBe('Date and time in your home time zone, UTC.');
     await context.close();
   }, 120_000);
 

@@ -58,8 +58,16 @@ export function createBody(values: FormValues): Schemas['SessionCreate'] {
 
 type Change = (patch: Partial<FormValues>) => void;
 
+/** Where the fields' date and time are read: a session keeps its own zone when its creator's home zone changes (contract section 6). */
+export interface FieldZones {
+  session: string;
+  home: string;
+}
+
 /** The form's fields; `occurrenceOnly` hides what one occurrence cannot change (contract section 10). */
-export function SessionFields({ values, change, orgs, occurrenceOnly }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean }) {
+export function SessionFields({ values, change, orgs, occurrenceOnly, zones }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean; zones: FieldZones }) {
+  // The page shows instants in the home zone; these inputs are the session's local date and time, so they say which zone.
+  const zoneHint = zones.session === zones.home ? `Date and time in your home time zone, ${zones.home}.` : `Date and time in the session's time zone, ${zones.session} (your home time zone is ${zones.home}).`;
   return (
     <div class="fields">
       <label for="f-name">Name</label>
@@ -67,13 +75,16 @@ export function SessionFields({ values, change, orgs, occurrenceOnly }: { values
       <div class="pair">
         <div>
           <label for="f-date">Date</label>
-          <input id="f-date" type="date" required value={values.date} onInput={(e) => change({ date: e.currentTarget.value })} />
+          <input id="f-date" type="date" required aria-describedby="f-zone" value={values.date} onInput={(e) => change({ date: e.currentTarget.value })} />
         </div>
         <div>
           <label for="f-time">Time</label>
-          <input id="f-time" type="time" required value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
+          <input id="f-time" type="time" required aria-describedby="f-zone" value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
         </div>
       </div>
+      <p class="hint" id="f-zone">
+        {zoneHint}
+      </p>
       <label for="f-duration">Duration in minutes</label>
       <input id="f-duration" type="number" min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
       {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} />}

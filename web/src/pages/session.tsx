@@ -74,15 +74,15 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
       <h1 tabIndex={-1}>{title}</h1>
       {session && (
         <p class="hint">
-          {dayLabel(date)}
-          {session.starts_at && ` at ${timeIn(session.starts_at, me.timezone)}`} · {session.duration} min · created by {session.created_by}
+          {/* Day and time both in the home zone: the occurrence's own date may be another day there. */}
+          {session.starts_at ? `${dayLabel(dateIn(session.starts_at, me.timezone))} at ${timeIn(session.starts_at, me.timezone)}` : dayLabel(date)} · {session.duration} min · created by {session.created_by}
           {series && ' · repeats'} · {session.participants_count} joined · {session.status.replace('_', ' ')}
         </p>
       )}
       {session && <Participation session={session} date={date} series={series} reload={reload} />}
       {mine ? (
         <form class="card stack" onSubmit={save} aria-label={session ? 'Edit session' : 'New session'}>
-          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} />
+          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} zones={{ session: session?.timezone ?? me.timezone, home: me.timezone }} />
           {series && <ApplyTo scope={scope} change={setScope} name="apply-to" />}
           <div class="row">
             <button type="submit" disabled={busy}>
