@@ -216,6 +216,10 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await page.getByRole('link', { name: 'Statistics', exact: true }).click();
     await page.waitForURL(/\/stats$/);
     await expect.poll(() => page.locator('svg.chart, [role="alert"]').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    // Day ticks read as dates ("Nov 4"), not as bare "11-04".
+    const ticks = (await page.locator('svg.chart text.axis').allTextContents()).filter((t) => !/^\d+$/.test(t));
+    expect(ticks.length).toBeGreaterThan(0);
+    for (const tick of ticks) expect(tick).toMatch(/^[A-Z][a-z]{2} \d{1,2}$/);
     await checkPage(page, 'statistics');
 
     await page.getByRole('link', { name: 'Settings', exact: true }).click();

@@ -31,6 +31,11 @@ export function dayLabel(date: string, style: 'long' | 'short' = 'long'): string
   return new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', weekday: style, month: style === 'long' ? 'long' : 'short', day: 'numeric' });
 }
 
+/** `"2026-11-04"` → `"Nov 4"`: a chart's day tick. */
+export function monthDay(date: string): string {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' });
+}
+
 export function timeIn(instant: string, zone: string): string {
   return new Date(instant).toLocaleTimeString('en-US', { timeZone: zone, hour: 'numeric', minute: '2-digit' });
 }

@@ -1,5 +1,5 @@
 import { type Stats as StatsData, people } from '../api.people.js';
-import { dayLabel } from '../time.js';
+import { dayLabel, monthDay } from '../time.js';
 import { Loading, Section, useLoad } from '../ui.js';
 
 const W = 700;
@@ -30,7 +30,7 @@ function Chart({ buckets }: { buckets: StatsData['buckets'] }) {
           </rect>
           {i % 7 === 0 && (
             <text x={PAD.left + i * step + step / 2} y={H - 8} text-anchor="middle" class="axis">
-              {b.start.slice(5)}
+              {monthDay(b.start)}
             </text>
           )}
         </g>
