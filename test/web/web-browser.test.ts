@@ -122,6 +122,8 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await signIn(page, web.server.url, 'alice', PASSWORD);
     await page.goto(`${web.server.url}/sessions/${id}`);
     await expect.poll(() => page.getByText('You have not joined this session.').count()).toBe(1);
+    // Started 5 minutes ago for an hour: the line under the title tells it by the clock, not by its status ("waiting").
+    expect(await page.getByText(/ · running now$/).count()).toBe(1);
     await expectButtons(page, { Join: 1, Leave: 0, Complete: 0 });
     await button(page, 'Join').click();
     await expect.poll(() => page.getByText('You joined as participant.').count()).toBe(1);
@@ -148,7 +150,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     const page = await context.newPage();
     await signIn(page, web.server.url, 'alice', PASSWORD);
     await page.goto(`${web.server.url}/sessions/${id}`);
-    await expect.poll(() => page.getByText(/^Friday, March 1 at 11:00 PM · 30 min/).count()).toBe(1);
+    await expect.poll(() => page.getByText(/^Friday, March 1 at 11:00 PM · 30 min · created by alice · \d+ joined · upcoming$/).count()).toBe(1);
     const time = page.getByLabel('Time', { exact: true });
     expect(await time.inputValue()).toBe('08:00');
     expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2030-03-02');

@@ -76,7 +76,7 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
         <p class="hint">
           {/* Day and time both in the home zone: the occurrence's own date may be another day there. */}
           {session.starts_at ? `${dayLabel(dateIn(session.starts_at, me.timezone))} at ${timeIn(session.starts_at, me.timezone)}` : dayLabel(date)} · {session.duration} min · created by {session.created_by}
-          {series && ' · repeats'} · {session.participants_count} joined · {session.status.replace('_', ' ')}
+          {series && ' · repeats'} · {session.participants_count} joined · {stateOf(session)}
         </p>
       )}
       {session && <Participation session={session} date={date} series={series} reload={reload} />}
@@ -102,6 +102,12 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
       {session && <Tasks sessionId={session.id} />}
     </>
   );
+}
+
+/** Where the session stands: its phase by the clock ("waiting", the status people set, said nothing of an ended one), or completed. */
+function stateOf(session: Session): string {
+  if (session.status === 'completed') return 'completed';
+  return { upcoming: 'upcoming', running: 'running now', ended: 'ended' }[session.phase];
 }
 
 /** Saves with the chosen scope; answers the id the occurrence lives in afterwards (a split makes a new series). */
