@@ -163,6 +163,48 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await context.close();
   }, 120_000);
 
+  it('sets website blocking and snoozing for a series, and for one occurrence only what changed', async () => {
+    const { context } = await isolatedContext(web.browser, web.server.url);
+    const page = await context.newPage();
+    await signIn(page, web.server.url, 'alice', PASSWORD);
+    await page.goto(`${web.server.url}/sessions/new?date=2030-04-01`);
+    await page.getByLabel('Name', { exact: true }).fill('Writing');
+    await page.getByLabel('Repeats').selectOption('daily');
+    await page.getByLabel('Block websites').check();
+    await page.getByLabel('Social media').check();
+    await page.getByLabel('Other sites to block').fill('example.com\n\nhttps://news.example.org/today\n');
+    await page.getByLabel('Snooze notifications').check();
+    await page.getByLabel('Apps to snooze').fill('Slack');
+    await checkPage(page, 'new session with blocking');
+    await button(page, 'Save').click();
+    await page.waitForURL(/\/sessions\/\d+\?date=2030-04-01$/);
+    const id = /\/sessions\/(\d+)/.exec(page.url())?.[1];
+    type Focus = { name: string; website_blocker_enabled: boolean; website_blocker: unknown; snooze_enabled: boolean; snooze_apps: unknown };
+    const read = (date: string) => page.evaluate(async (path) => ((await (await fetch(path)).json()) as { data: Focus }).data, `/api/v1/sessions/${id}?date=${date}`);
+    expect(await read('2030-04-01')).toMatchObject({
+      website_blocker_enabled: true,
+      website_blocker: { mode: 'custom', category: ['social'], urls: ['example.com', 'https://news.example.org/today'] },
+      snooze_enabled: true,
+      snooze_apps: { Slack: true },
+    });
+
+    // One day without snoozing: only that field becomes the occurrence's own, so a later rename of the series still reaches it.
+    await page.goto(`${web.server.url}/sessions/${id}?date=2030-04-02`);
+    const group = page.getByRole('radiogroup', { name: 'Apply to' });
+    await expect.poll(() => group.count()).toBe(1);
+    await group.getByRole('radio', { name: 'This occurrence' }).check();
+    await page.getByLabel('Snooze notifications').uncheck();
+    await button(page, 'Save').click();
+    await expect.poll(async () => (await read('2030-04-02')).snooze_enabled).toBe(false);
+    await group.getByRole('radio', { name: 'All occurrences' }).check();
+    await page.getByLabel('Name', { exact: true }).fill('Writing time');
+    await button(page, 'Save').click();
+    await expect.poll(async () => (await read('2030-04-02')).name).toBe('Writing time');
+    expect(await read('2030-04-02')).toMatchObject({ snooze_enabled: false, website_blocker_enabled: true });
+    expect(await read('2030-04-03')).toMatchObject({ name: 'Writing time', snooze_enabled: true });
+    await context.close();
+  }, 120_000);
+
   it('edits a series with the "Apply to" choice, and shows Now, statistics, settings and device approval', async () => {
     const { context, refused } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();

@@ -1,5 +1,6 @@
 import type { Schemas, Session } from '../api.js';
 import { to12h, to24h } from '../time.js';
+import { FocusFields, type FocusValues, focusBody, focusValues } from './session-focus.js';
 
 export type Repeat = 'none' | 'daily' | 'weekly' | 'monthly';
 
@@ -14,10 +15,11 @@ export interface FormValues {
   is_public: boolean;
   repeat: Repeat;
   until: string;
+  focus: FocusValues;
 }
 
 export function initialValues(session: Session | null, date: string, orgs: number[]): FormValues {
-  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '' };
+  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '', focus: focusValues(null) };
   return {
     org_id: session.org_id,
     name: session.name,
@@ -28,6 +30,7 @@ export function initialValues(session: Session | null, date: string, orgs: numbe
     is_public: session.is_public,
     repeat: session.is_recurring ? (session.occurrence ?? 'weekly') : 'none',
     until: session.recurring_ends ?? '',
+    focus: focusValues(session),
   };
 }
 
@@ -52,6 +55,7 @@ export function createBody(values: FormValues): Schemas['SessionCreate'] {
     schedule: values.date,
     time: to12h(values.time),
     is_public: values.is_public,
+    ...focusBody(values.focus),
     ...recurrenceBody(values, values.date),
   };
 }
@@ -88,6 +92,7 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, zones }: {
       <label for="f-duration">Duration in minutes</label>
       <input id="f-duration" type="number" min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
       {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} />}
+      <FocusFields values={values.focus} change={(patch) => change({ focus: { ...values.focus, ...patch } })} />
     </div>
   );
 }

@@ -110,15 +110,30 @@ function stateOf(session: Session): string {
   return { upcoming: 'upcoming', running: 'running now', ended: 'ended' }[session.phase];
 }
 
+/** What one occurrence may change besides its day (contract section 10); a series also its type and channel. */
+const OCCURRENCE_FIELDS = ['name', 'time', 'duration', 'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps'] as const;
+const SERIES_FIELDS = [...OCCURRENCE_FIELDS, 'type', 'is_public'] as const;
+
+/**
+ * The fields the person changed, of those named. Only these are sent: the page shows one
+ * occurrence, and what an override set for it must not pass to the series, nor a field
+ * sent for one occurrence become its own when it was not touched (later series edits pass
+ * an occurrence's own fields by).
+ */
+function changedFields(session: Session, values: FormValues, date: string, names: readonly (typeof SERIES_FIELDS)[number][]) {
+  const body = createBody(values);
+  const before = createBody(initialValues(session, date, [session.org_id]));
+  return Object.fromEntries(names.filter((f) => JSON.stringify(body[f]) !== JSON.stringify(before[f])).map((f) => [f, body[f]]));
+}
+
 /** Saves with the chosen scope; answers the id the occurrence lives in afterwards (a split makes a new series). */
 async function update(session: Session, values: FormValues, scope: Scope, date: string): Promise<number> {
-  const body = createBody(values);
-  const { org_id: _org, schedule: _schedule, ...fields } = body;
   if (scope === 'occurrence') {
-    const one = { name: body.name, time: body.time, duration: body.duration, ...(values.date !== date ? { schedule: values.date } : {}) };
-    must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query: { date } }, body: one }));
+    const one = { ...changedFields(session, values, date, OCCURRENCE_FIELDS), ...(values.date !== date ? { schedule: values.date } : {}) };
+    if (Object.keys(one).length > 0) must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query: { date } }, body: one }));
     return session.id;
   }
+  const fields = changedFields(session, values, date, SERIES_FIELDS);
   if (scope === 'following') {
     const split = must(await api.PUT('/api/v1/sessions/{id}', { params: { path: { id: session.id }, query: { date, scope: 'following' } }, body: { ...fields, ...recurrenceBody(values, values.date) } }));
     return split.id;
