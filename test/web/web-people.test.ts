@@ -32,6 +32,9 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await expect.poll(() => linkField.count()).toBe(1);
     const link = await linkField.inputValue();
     expect(link).toMatch(/\/invite#.+/);
+    // Only a pending invitation tells when it expires; alice's own, accepted, tells when it was sent.
+    await expect.poll(() => page.getByText(/^Pending, expires /).count()).toBe(1);
+    expect(await page.getByText(/^Accepted; sent /).count()).toBe(1);
     await checkPage(page, 'settings as an admin');
 
     // A personal token with the scopes ticked by default (sessions:read, me:read), shown once.
@@ -59,6 +62,9 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     // The link works once.
     await bobPage.goto(link);
     await expect.poll(() => bobPage.getByRole('alert').count()).toBeGreaterThan(0);
+    await page.reload();
+    await expect.poll(() => page.getByText(/^Accepted; sent /).count()).toBe(2);
+    expect(await page.getByText(/^Pending/).count()).toBe(0);
     expect(admin.refused).toEqual([]);
     expect(guest.refused).toEqual([]);
     await admin.context.close();

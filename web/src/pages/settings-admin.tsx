@@ -83,9 +83,8 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       <ul class="list">
         {invites.data?.map((i) => (
           <li key={i.id}>
-            <span>
-              {i.status ? `${i.status[0]?.toUpperCase()}${i.status.slice(1)}, expires` : 'Expires'} {new Date(i.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}</span>
-            {(i.status ?? 'pending') === 'pending' && (
+            <span>{inviteText(i)}</span>
+            {i.status === 'pending' && (
               <button type="button" class="link" disabled={busy} aria-label={`Revoke invitation ${i.id}`} onClick={() => revoke(i.id)}>
                 Revoke
               </button>
@@ -100,4 +99,12 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       <Notice message={message} />
     </Section>
   );
+}
+
+/** An invitation as a line of the list: when it expires only while it may still be accepted. */
+function inviteText(i: Invite): string {
+  const at = (instant: string) => new Date(instant).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+  if (i.status === 'pending') return `Pending, expires ${at(i.expires_at)}`;
+  if (i.status === 'expired') return `Expired ${at(i.expires_at)}`;
+  return `${i.status === 'accepted' ? 'Accepted' : 'Revoked'}; sent ${at(i.created_at)}`;
 }
