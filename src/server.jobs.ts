@@ -79,12 +79,13 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
   const { storage } = app;
   const sessions = sessionsApi(storage);
   const changes = createChangesRepository(storage);
-  const fanout = createFanout(storage, sessions);
-  const clock = createClock(storage, sessions);
-  const webhooks = createWebhooksRepository(storage);
   // Sending runs on a thread of its own (a slow receiver holds a dispatcher slot there, never a request): the event loop serves requests.
   const dispatch = startDispatch(storage, webhookSettings, app.log);
   app.addHook('onClose', () => dispatch.close());
+  // What the fan-out and the clock queue, this instance's dispatcher sends at once (it rests otherwise).
+  const fanout = createFanout(storage, sessions, () => dispatch.wake());
+  const clock = createClock(storage, sessions, () => dispatch.wake());
+  const webhooks = createWebhooksRepository(storage);
   schedule(app, [
     {
       // The outbox: every change becomes a delivery per webhook that may see it, exactly once.

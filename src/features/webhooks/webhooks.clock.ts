@@ -49,7 +49,7 @@ async function duesIn(sessions: SessionsApi, window: Window): Promise<Due[]> {
  * raised late with their own instants; each event is enqueued once per webhook, occurrence
  * and offset, whichever instance sees it (webhook_triggers).
  */
-export function createClock(storage: Storage, sessions: SessionsApi) {
+export function createClock(storage: Storage, sessions: SessionsApi, queued: () => void = () => {}) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
 
@@ -101,19 +101,19 @@ export function createClock(storage: Storage, sessions: SessionsApi) {
       if (toMs <= fromMs) return 0;
       const window = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
       const events = await eventsIn(window);
-      return storage.transaction(async (trx) => {
+      const step = await storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'clock');
         // Another instance checked this window meanwhile.
-        if (locked?.instant !== checked) return 1;
+        if (locked?.instant !== checked) return { more: 1, enqueued: 0 };
         const fresh = new Set((await repo.markTriggers(trx, events.map((e) => e.trigger))).map((t) => t));
-        await outbox.enqueue(
-          trx,
-          events.filter((e) => fresh.has(e.trigger)).map((e) => e.delivery),
-          now,
-        );
+        const due = events.filter((e) => fresh.has(e.trigger)).map((e) => e.delivery);
+        await outbox.enqueue(trx, due, now);
         await repo.writeState(trx, 'clock', { instant: window.to });
-        return toMs < nowMs ? 1 : 0;
+        return { more: toMs < nowMs ? 1 : 0, enqueued: due.length };
       });
+      // Committed: a resting dispatcher may look now.
+      if (step.enqueued > 0) queued();
+      return step.more;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { type Storage, type StorageSettings, isPostgresUrl } from '../../storage/database.js';
 import { spawnThread } from '../../toolkit/threads.js';
-import { dispatchLoop } from './webhooks.dispatch-loop.js';
+import { Alarm, dispatchLoop } from './webhooks.dispatch-loop.js';
 import { type WarnLog, createDispatcher } from './webhooks.dispatcher.js';
 import type { WebhookSettings } from './webhooks.service.js';
 
@@ -24,6 +24,8 @@ const RESTART_MS = 1_000;
 const CLOSE_WAIT_MS = 15_000;
 
 export interface RunningDispatch {
+  /** Deliveries were queued and committed: a resting dispatcher looks now (DISPATCH_REST_MS). */
+  wake(): void;
   /** Cuts attempts in flight, records outcomes and releases leases; resolves once the dispatcher has stopped. */
   close(): Promise<void>;
 }
@@ -47,6 +49,9 @@ function startThread(data: DispatchWorkerData, log: WarnLog & { error(obj: objec
   };
   start();
   return {
+    wake() {
+      worker?.postMessage('wake');
+    },
     async close() {
       closing = true;
       clearTimeout(restart);
@@ -75,8 +80,10 @@ export function startDispatch(storage: Storage, webhooks: WebhookSettings, log: 
     return startThread({ storage: { databaseUrl, poolSize: pool, connectTimeoutMs, statementTimeoutMs, roomWaitMs }, webhooks: { ...webhooks } }, log);
   }
   const stop = new AbortController();
-  const loop = dispatchLoop(createDispatcher(storage, webhooks, log), stop.signal, log);
+  const alarm = new Alarm();
+  const loop = dispatchLoop(createDispatcher(storage, webhooks, log), stop.signal, log, alarm);
   return {
+    wake: () => alarm.wake(),
     async close() {
       stop.abort();
       await loop;

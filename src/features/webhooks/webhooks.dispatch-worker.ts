@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Storage, openStorage } from '../../storage/database.js';
 import type { DispatchWorkerData, FromDispatchThread } from './webhooks.dispatch-thread.js';
-import { dispatchLoop } from './webhooks.dispatch-loop.js';
+import { Alarm, dispatchLoop } from './webhooks.dispatch-loop.js';
 import { createDispatcher } from './webhooks.dispatcher.js';
 
 /*
@@ -56,12 +56,15 @@ function takingTurns(storage: Storage): Storage {
 
 const storage = openStorage(data.storage, { onPoolError: (error) => log.warn({ err: error }, 'an idle database connection of the dispatch thread failed') });
 const stop = new AbortController();
+// 'wake': deliveries were queued (the server relays WEBHOOK_DUE_CHANNEL), so a resting dispatcher looks now.
+const alarm = new Alarm();
 port.on('message', (message: unknown) => {
   if (message === 'stop') stop.abort();
+  if (message === 'wake') alarm.wake();
 });
 
 try {
-  await dispatchLoop(createDispatcher(takingTurns(storage), data.webhooks, log), stop.signal, log);
+  await dispatchLoop(createDispatcher(takingTurns(storage), data.webhooks, log), stop.signal, log, alarm);
 } finally {
   await storage.close();
   port.close();

@@ -19,6 +19,16 @@ export const LEASE_MS = 2.5 * DELIVERY_TIMEOUT_MS;
  * cost is bounded per second, not per delivery, however many small turns end.
  */
 const CLAIM_INTERVAL_MS = 100;
+/** How often a dispatcher with turns in flight looks for more due deliveries. */
+export const DISPATCH_IDLE_MS = 200;
+/**
+ * How long a dispatcher with nothing in flight rests, unless woken: its instance wakes it once
+ * its fan-out or clock has queued deliveries (server.jobs.ts), and it wakes itself for the
+ * retries it scheduled. What is left for the rest to find is another instance's work (its own
+ * dispatcher was woken for it) or a lease run out: found within this long. Looking every
+ * 200 ms kept an idle server busy.
+ */
+export const DISPATCH_REST_MS = 2_000;
 /** Outcomes are recorded this long after the first of a batch ended: one transaction for many attempts. */
 const SETTLE_DELAY_MS = 50;
 
@@ -88,10 +98,12 @@ interface TurnContext {
   settler: Settler;
   stop: AbortSignal;
   retryScale: number;
+  /** When the retries this dispatcher scheduled fall due (ms): its rest ends at the soonest. */
+  retries: number[];
 }
 
 /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
-async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale }: TurnContext): Promise<boolean> {
+async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale, retries }: TurnContext): Promise<boolean> {
   const leaseEnd = Date.parse(turn.leaseUntil);
   let next = 0;
   let over = false;
@@ -108,7 +120,9 @@ async function sendBatch(turn: Turn, { claims, sender, settler, stop, retryScale
       const status = await sender.post({ url: live.url, secrets: live.secrets, eventId: d.event_id, body: d.body });
       // Cut by shutdown: not attempted after all, sent again later.
       if (stop.aborted && status === null) continue;
-      settler.outcome(outcomeOf(d, status, retryScale));
+      const outcome = outcomeOf(d, status, retryScale);
+      if (outcome.kind === 'retry') retries.push(Date.parse(outcome.next));
+      settler.outcome(outcome);
     }
   };
   await Promise.all(Array.from({ length: ATTEMPTS_PER_WEBHOOK }, worker));
@@ -131,7 +145,7 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
   const sender = createSender(settings, DISPATCH_CONCURRENCY * ATTEMPTS_PER_WEBHOOK);
   const stop = new AbortController();
   const settler = createSettler(claims, stop.signal, log);
-  const context: TurnContext = { claims, sender, settler, stop: stop.signal, retryScale: settings.retryScale };
+  const context: TurnContext = { claims, sender, settler, stop: stop.signal, retryScale: settings.retryScale, retries: [] };
   const active = new Set<Promise<void>>();
   let lastClaim = 0;
 
@@ -174,6 +188,18 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
         active.add(running);
       }
       return turns.length;
+    },
+
+    /**
+     * How long to wait after a step that found nothing: a short look while turns run (they
+     * end and free room), else a rest until the soonest retry this dispatcher scheduled.
+     */
+    pause(now: number): number {
+      if (active.size > 0) return DISPATCH_IDLE_MS;
+      // A retry due by the last claim was taken by it, or is another instance's now.
+      context.retries = context.retries.filter((at) => at > lastClaim);
+      const soonest = context.retries.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+      return Math.max(0, Math.min(settings.restMs ?? DISPATCH_REST_MS, soonest - now));
     },
 
     /** On shutdown: attempts in flight are cut, leases released, outcomes recorded. */

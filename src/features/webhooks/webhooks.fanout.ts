@@ -70,7 +70,7 @@ function dayRequests(changes: readonly PositionedChange[], users: readonly Authe
  * with the position row locked: a change is fanned out exactly once, whichever instance
  * runs the step. Built once per storage.
  */
-export function createFanout(storage: Storage, sessions: SessionsApi) {
+export function createFanout(storage: Storage, sessions: SessionsApi, queued: () => void = () => {}) {
   const repo = createWebhooksRepository(storage);
   const outbox = createOutbox(storage);
   const log = createChangesRepository(storage);
@@ -86,14 +86,17 @@ export function createFanout(storage: Storage, sessions: SessionsApi) {
       if (last === undefined) return 0;
       // Computed before the transaction: reading records inside it would hold the lock (and on SQLite, the one connection).
       const events = await deliveriesFor(storage, { sessions, tasks }, repo, changes);
-      return storage.transaction(async (trx) => {
+      const enqueued = await storage.transaction(async (trx) => {
         const locked = await repo.lockState(trx, 'fanout');
         // Another instance passed these changes meanwhile: its deliveries stand, these are dropped.
-        if (Number(locked?.position ?? 0) !== from) return changes.length;
+        if (Number(locked?.position ?? 0) !== from) return false;
         await outbox.enqueue(trx, events, new Date().toISOString());
         await repo.writeState(trx, 'fanout', { position: last.position });
-        return changes.length;
+        return events.length > 0;
       });
+      // Committed: a resting dispatcher may look now.
+      if (enqueued) queued();
+      return changes.length;
     },
   };
 }

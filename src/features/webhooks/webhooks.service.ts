@@ -34,6 +34,8 @@ export interface WebhookSettings {
    * always does): the fast test suites, whose apps start and stop by the dozen. Not from the environment.
    */
   inline?: boolean;
+  /** How long an idle dispatcher rests before looking again unwoken (DISPATCH_REST_MS); tests lengthen it to show the wakes. Not from the environment. */
+  restMs?: number;
 }
 
 /** `whsec_` + base64 of 32 random bytes: the format Standard Webhooks libraries read. */
