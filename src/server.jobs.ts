@@ -16,6 +16,13 @@ interface Job {
   step(): Promise<number>;
   /** After a run that handled something, once the job is idle again. */
   afterWork?(handled: number): Promise<void>;
+  /** Once idle, wait this long instead of everyMs unless woken (Scheduled.wake): what it waits for mostly announces itself. */
+  restMs?: number;
+}
+
+interface Scheduled {
+  /** There may be work for `job`: a resting job runs everyMs after its last run (at once if that has passed). */
+  wake(job: Job): void;
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
@@ -28,6 +35,10 @@ const PURGE_BATCH = 5_000;
 const INDEXER_INTERVAL_MS = 3_600_000;
 /** Webhooks: changes become deliveries this soon after they are positioned. */
 const WEBHOOK_FANOUT_INTERVAL_MS = 200;
+/** With no change to pass on, the fan-out looks this seldom unless woken: an idle server stays still. */
+const WEBHOOK_FANOUT_REST_MS = 2_000;
+/** Requests that change nothing: their answers wake no job. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Time-triggered events fire within 5 s of their instant: the clock ticks well inside that. */
 const WEBHOOK_CLOCK_INTERVAL_MS = 1_000;
 /** Delivered and failed deliveries are listed this long. */
@@ -36,16 +47,19 @@ export const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 const INDEXER_BATCH = 200;
 
 /**
- * Runs each job now and then every `everyMs`; a job that found work runs again at once
- * (after pending I/O), until it is idle. Errors are logged, never fatal. Everything stops
- * when the app closes.
+ * Runs each job now and then every `everyMs` (a job with `restMs`, once idle, that long
+ * unless woken); a job that found work runs again at once (after pending I/O), until it is
+ * idle. Errors are logged, never fatal. Everything stops when the app closes.
  */
-function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
-  // One pending timer per job: a job runs every 200 ms, so keeping each would grow without end.
+function schedule(app: FastifyInstance, jobs: readonly Job[]): Scheduled {
+  // One pending timer per job: a job runs every 200 ms, so keeping each would grow without end. None while it runs.
   const timers = new Map<Job, NodeJS.Timeout>();
+  const lastEnd = new Map<Job, number>();
+  const woken = new Set<Job>();
   let closed = false;
   // Steps in flight: closing waits for them, so none still queries the storage the app closes next.
   const running = new Set<Promise<void>>();
+  const starts = new Map<Job, () => void>();
   app.addHook('onClose', async () => {
     closed = true;
     for (const timer of timers.values()) clearTimeout(timer);
@@ -53,8 +67,8 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
   });
   for (const job of jobs) {
     const run = async (): Promise<void> => {
+      let handled = 0;
       try {
-        let handled = 0;
         for (let n = await job.step(); n > 0 && !closed; n = await job.step()) {
           handled += n;
           await new Promise((resolve) => setImmediate(resolve));
@@ -63,15 +77,35 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): void {
       } catch (error) {
         app.log.warn({ err: error, job: job.name }, 'background job failed; it runs again later');
       }
-      if (!closed) timers.set(job, setTimeout(start, job.everyMs).unref());
+      if (closed) return;
+      const rest = job.restMs !== undefined && handled === 0 && !woken.has(job);
+      woken.delete(job);
+      lastEnd.set(job, Date.now());
+      timers.set(job, setTimeout(start, rest ? job.restMs : job.everyMs).unref());
     };
     const start = (): void => {
+      timers.delete(job);
       const step = run();
       running.add(step);
       void step.finally(() => running.delete(step));
     };
+    starts.set(job, start);
     start();
   }
+  return {
+    wake(job) {
+      const timer = timers.get(job);
+      const start = starts.get(job);
+      if (closed || start === undefined) return;
+      // Running now (no timer): it may have read before what woke it, so its next wait is everyMs.
+      if (timer === undefined) {
+        woken.add(job);
+        return;
+      }
+      clearTimeout(timer);
+      timers.set(job, setTimeout(start, Math.max(0, (lastEnd.get(job) ?? 0) + job.everyMs - Date.now())).unref());
+    },
+  };
 }
 
 /** The background work a serving instance does; every instance may run it (each step is safe to run twice). */
@@ -84,15 +118,18 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
   app.addHook('onClose', () => dispatch.close());
   // What the fan-out and the clock queue, this instance's dispatcher sends at once (it rests otherwise).
   const fanout = createFanout(storage, sessions, () => dispatch.wake());
+  const fanoutJob: Job = {
+    // The outbox: every change becomes a delivery per webhook that may see it, exactly once.
+    name: 'webhook-fanout',
+    everyMs: WEBHOOK_FANOUT_INTERVAL_MS,
+    // Woken once this instance's changes are positioned (below); another process's are found within the rest.
+    restMs: webhookSettings.restMs ?? WEBHOOK_FANOUT_REST_MS,
+    step: () => fanout.step(),
+  };
   const clock = createClock(storage, sessions, () => dispatch.wake());
   const webhooks = createWebhooksRepository(storage);
-  schedule(app, [
-    {
-      // The outbox: every change becomes a delivery per webhook that may see it, exactly once.
-      name: 'webhook-fanout',
-      everyMs: WEBHOOK_FANOUT_INTERVAL_MS,
-      step: () => fanout.step(),
-    },
+  const jobs = schedule(app, [
+    fanoutJob,
     {
       name: 'webhook-clock',
       everyMs: WEBHOOK_CLOCK_INTERVAL_MS,
@@ -107,7 +144,11 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       // Readers follow the change log by position; positions are given once rows commit.
       name: 'change-sequencer',
       everyMs: SEQUENCER_INTERVAL_MS,
-      step: () => changes.sequence(),
+      step: async () => {
+        const positioned = await changes.sequence();
+        if (positioned > 0) jobs.wake(fanoutJob);
+        return positioned;
+      },
     },
     {
       name: 'change-purge',
@@ -136,4 +177,9 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       },
     },
   ]);
+  // SQLite positions a change as it is written (the sequencer has nothing to do): a write answered is a change to pass on.
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400) jobs.wake(fanoutJob);
+    done();
+  });
 }
