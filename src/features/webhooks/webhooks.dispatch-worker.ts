@@ -56,7 +56,7 @@ function takingTurns(storage: Storage): Storage {
 
 const storage = openStorage(data.storage, { onPoolError: (error) => log.warn({ err: error }, 'an idle database connection of the dispatch thread failed') });
 const stop = new AbortController();
-// 'wake': deliveries were queued (the server relays WEBHOOK_DUE_CHANNEL), so a resting dispatcher looks now.
+// 'wake': the server's fan-out or clock queued deliveries (RunningDispatch.wake), so a resting dispatcher looks now.
 const alarm = new Alarm();
 port.on('message', (message: unknown) => {
   if (message === 'stop') stop.abort();

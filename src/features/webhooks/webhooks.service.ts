@@ -34,7 +34,7 @@ export interface WebhookSettings {
    * always does): the fast test suites, whose apps start and stop by the dozen. Not from the environment.
    */
   inline?: boolean;
-  /** How long an idle dispatcher rests before looking again unwoken (DISPATCH_REST_MS); tests lengthen it to show the wakes. Not from the environment. */
+  /** How long the idle fan-out and dispatcher rest before looking again unwoken (2 s); tests lengthen it to show the wakes. Not from the environment. */
   restMs?: number;
 }
 
