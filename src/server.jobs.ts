@@ -26,7 +26,7 @@ interface Scheduled {
 }
 
 const STATISTICS_INTERVAL_MS = 3_600_000;
-/** How often an instance gives committed changes their place in commit order (PostgreSQL; a no-op on SQLite). */
+/** How often an instance gives committed changes their place in commit order (PostgreSQL; SQLite runs no sequencer). */
 const SEQUENCER_INTERVAL_MS = 200;
 /** Changes are kept this long: a change-feed cursor is valid 7 days, plus a margin. */
 export const CHANGE_RETENTION_MS = 8 * 86_400_000;
@@ -140,16 +140,20 @@ export function startJobs(app: FastifyInstance, webhookSettings: WebhookSettings
       everyMs: PURGE_INTERVAL_MS,
       step: () => webhooks.purge({ before: new Date(Date.now() - WEBHOOK_DELIVERY_RETENTION_MS).toISOString(), limit: PURGE_BATCH }),
     },
-    {
-      // Readers follow the change log by position; positions are given once rows commit.
-      name: 'change-sequencer',
-      everyMs: SEQUENCER_INTERVAL_MS,
-      step: async () => {
-        const positioned = await changes.sequence();
-        if (positioned > 0) jobs.wake(fanoutJob);
-        return positioned;
-      },
-    },
+    // Readers follow the change log by position; positions are given once rows commit. SQLite gives them as rows are written.
+    ...(storage.serialWrites
+      ? []
+      : [
+          {
+            name: 'change-sequencer',
+            everyMs: SEQUENCER_INTERVAL_MS,
+            step: async () => {
+              const positioned = await changes.sequence();
+              if (positioned > 0) jobs.wake(fanoutJob);
+              return positioned;
+            },
+          },
+        ]),
     {
       name: 'change-purge',
       everyMs: PURGE_INTERVAL_MS,
