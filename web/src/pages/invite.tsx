@@ -43,27 +43,30 @@ export function Invite({ secret }: { secret: string }) {
           This invitation cannot be used: it is unknown, used, revoked or expired. Ask for a new link.
         </p>
       )}
-      <form onSubmit={submit} class="stack">
-        {me ? (
-          <p>You are signed in as {me.handle}: accepting adds this team to your account.</p>
-        ) : (
-          <>
-            <p>Choose the handle others will see and a password of at least 10 characters.</p>
-            <label for="handle">Handle</label>
-            <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern="[a-z0-9._\-]{1,64}" aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
-            <p id="handle-rule" class="hint">
-              1 to 64 characters: lowercase letters, digits, dot, underscore or hyphen.
-            </p>
-            <label for="password">Password</label>
-            <input id="password" type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-          </>
-        )}
-        <button type="submit" disabled={busy}>
-          Accept invitation
-        </button>
-        <Notice message={message} />
-      </form>
-      {!me && sso.data === true && (
+      {/* An unusable link offers nothing to fill in: the only way on is a new link. */}
+      {!preview.error && (
+        <form onSubmit={submit} class="stack">
+          {me ? (
+            <p>You are signed in as {me.handle}: accepting adds this team to your account.</p>
+          ) : (
+            <>
+              <p>Choose the handle others will see and a password of at least 10 characters.</p>
+              <label for="handle">Handle</label>
+              <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern="[a-z0-9._\-]{1,64}" aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
+              <p id="handle-rule" class="hint">
+                1 to 64 characters: lowercase letters, digits, dot, underscore or hyphen.
+              </p>
+              <label for="password">Password</label>
+              <input id="password" type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+            </>
+          )}
+          <button type="submit" disabled={busy}>
+            Accept invitation
+          </button>
+          <Notice message={message} />
+        </form>
+      )}
+      {!me && !preview.error && sso.data === true && (
         <p>
           Or{' '}
           <a href={singleSignOnStart(secret)} data-external>
