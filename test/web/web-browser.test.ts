@@ -279,6 +279,9 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     // The page renders after its script runs: wait for it rather than count at once.
     for (const name of ['Approve', 'Deny']) await expect.poll(() => button(page, name).count()).toBe(1);
     expect(await page.getByLabel('Code').inputValue()).toBe('ABCD-EFGH');
+    // No app asked with this code: nothing to approve.
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/No app is waiting with this code/);
+    for (const name of ['Approve', 'Deny']) expect(await button(page, name).isDisabled(), name).toBe(true);
     await checkPage(page, 'device');
     expect(refused).toEqual([]);
     await context.close();

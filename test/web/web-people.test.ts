@@ -83,6 +83,10 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     const grant = (await asked.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
     await bobPage.goto(grant.verification_uri_complete.replace(/^https?:\/\/[^/]+/, web.server.url));
     expect(await bobPage.getByLabel('Code').inputValue()).not.toBe('');
+    // Before approving, bob sees which app asks and for what.
+    await expect.poll(() => bobPage.getByText('Desk blocker', { exact: true }).count()).toBe(1);
+    const asks = await bobPage.getByRole('listitem').allTextContents();
+    expect(asks.some((a) => a.includes('(me:read)')) && asks.some((a) => a.includes('(sessions:read)'))).toBe(true);
     await checkPage(bobPage, 'device');
     await button(bobPage, 'Approve').click();
     await expect.poll(() => bobPage.getByRole('status').filter({ hasText: 'Approved' }).count()).toBe(1);

@@ -1,12 +1,32 @@
 import { useState } from 'preact/hooks';
+import { api, must } from '../api.js';
 import { people } from '../api.people.js';
-import { Notice, useAction } from '../ui.js';
+import { Notice, useAction, useLoad } from '../ui.js';
 
-/** RFC 8628's verification page: the code an app shows, approved or denied by the signed-in person. */
+/** What each scope lets an app do, in the words of the person approving it. */
+const SCOPE_WORDS: Record<string, string> = {
+  'sessions:read': 'see the sessions you can see',
+  'sessions:write': 'see, create, change and join sessions as you',
+  'tasks:read': 'see your tasks',
+  'tasks:write': 'see, create and change your tasks',
+  'me:read': 'see your profile, what runs now, your statistics and live events',
+  admin: "manage your team's people and invitations, where you are an admin",
+};
+
+/** User codes are 8 letters and digits (shown XXXX-XXXX); a shorter one is still being typed. */
+const CODE_LENGTH = 8;
+
+/**
+ * RFC 8628's verification page: the signed-in person sees which app asks and for what
+ * (GET /device) before approving or denying the code it shows.
+ */
 export function Device() {
   const [code, setCode] = useState(() => new URL(window.location.href).searchParams.get('user_code') ?? '');
   const { busy, message, run } = useAction();
-  const normalized = () => code.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  const normalized = code.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  const complete = normalized.length === CODE_LENGTH;
+  const request = useLoad(async () => (complete ? must(await api.GET('/api/v1/device', { params: { query: { user_code: normalized } } })) : null), `device ${normalized}`);
+  const asked = complete && !request.loading ? request.data : undefined;
   return (
     <div class="narrow">
       <h1 tabIndex={-1}>Connect an app</h1>
@@ -14,11 +34,30 @@ export function Device() {
       <form class="stack" onSubmit={(e) => e.preventDefault()}>
         <label for="user-code">Code</label>
         <input id="user-code" autoComplete="off" autoCapitalize="characters" spellcheck={false} required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        {asked && (
+          <div aria-live="polite">
+            <p>
+              <strong>{asked.client_id}</strong> asks to:
+            </p>
+            <ul>
+              {asked.scopes.map((scope) => (
+                <li key={scope}>
+                  {SCOPE_WORDS[scope] ?? scope} (<code>{scope}</code>)
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {complete && request.error && (
+          <p role="alert" class="notice error">
+            No app is waiting with this code: check it, or it has expired, been approved or been denied.
+          </p>
+        )}
         <div class="row">
-          <button type="button" disabled={busy} onClick={() => void run(async () => (await people.approveDevice(normalized()), 'Approved: the app is now connected. You can close this page.'))}>
+          <button type="button" disabled={busy || !asked} onClick={() => void run(async () => (await people.approveDevice(normalized), 'Approved: the app is now connected. You can close this page.'))}>
             Approve
           </button>
-          <button type="button" class="secondary" disabled={busy} onClick={() => void run(async () => (await people.denyDevice(normalized()), 'Denied: the app was not connected.'))}>
+          <button type="button" class="secondary" disabled={busy || !asked} onClick={() => void run(async () => (await people.denyDevice(normalized), 'Denied: the app was not connected.'))}>
             Deny
           </button>
         </div>
