@@ -115,7 +115,8 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
   it("offers Join on another member's public session, then Complete and Leave, and Join again; a mistyped address is a page", async () => {
     const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'operator')) as { token: string };
     const { date, time } = startedMinutesAgo(5);
-    const id = await createSession(token, { org_id: 1, name: 'Team focus', type: 'standard', duration: 60, schedule: date, time, timezone: 'UTC', is_public: true });
+    const blocking = { website_blocker_enabled: true, website_blocker: { mode: 'custom', category: ['social'], urls: ['example.com'] } };
+    const id = await createSession(token, { org_id: 1, name: 'Team focus', type: 'standard', duration: 60, schedule: date, time, timezone: 'UTC', is_public: true, ...blocking });
 
     const { context } = await isolatedContext(web.browser, web.server.url);
     const page = await context.newPage();
@@ -126,6 +127,11 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     expect(await page.getByText(/ · running now$/).count()).toBe(1);
     await expectButtons(page, { Join: 1, Leave: 0, Complete: 0 });
     await button(page, 'Join').click();
+    await expect.poll(() => page.getByText('You joined as participant.').count()).toBe(1);
+    // Joined and running: Now says what is blocked, a category by its name.
+    await page.goto(`${web.server.url}/now`);
+    await expect.poll(() => page.getByText('Blocked: Social media, example.com', { exact: true }).count(), { timeout: 10_000 }).toBe(1);
+    await page.goto(`${web.server.url}/sessions/${id}`);
     await expect.poll(() => page.getByText('You joined as participant.').count()).toBe(1);
     await expectButtons(page, { Join: 0, Leave: 1, Complete: 1 });
     await button(page, 'Leave').click();

@@ -3,6 +3,7 @@ import { type Session, api, must } from '../api.js';
 import { useMe } from '../session.context.js';
 import { countdown, dayLabel, dateIn, timeIn } from '../time.js';
 import { Loading, Section, useLoad } from '../ui.js';
+import { useBlockerCategories } from './session-focus.js';
 import { sessionHref } from './week.js';
 
 type Item = Session & { occurrence_date?: string };
@@ -87,13 +88,16 @@ export function Now() {
 }
 
 function Blocking({ blocker, snooze }: { blocker: { category: string[]; urls: string[]; domains?: string[] } | null; snooze: Record<string, boolean> }) {
+  const categories = useBlockerCategories();
   const snoozed = Object.entries(snooze).filter(([, on]) => on).map(([app]) => app);
   if (!blocker && snoozed.length === 0) return null;
+  // A category by its name ("Social media"), as the session form offers it; by its id until the names have come.
+  const named = (id: string) => categories.data?.find((c) => c.id === id)?.name ?? id;
   return (
     <div>
       {blocker && (
         <p>
-          Blocked: {[...blocker.category.map((c) => `${c} sites`), ...blocker.urls].join(', ') || 'nothing listed'}
+          Blocked: {[...blocker.category.map(named), ...blocker.urls].join(', ') || 'nothing listed'}
         </p>
       )}
       {snoozed.length > 0 && <p>Snoozed apps: {snoozed.join(', ')}</p>}

@@ -43,9 +43,12 @@ export function focusBody(values: FocusValues) {
   };
 }
 
+/** The preset categories (GET /blocker/categories): their ids, names and domains. */
+export const useBlockerCategories = () => useLoad(async () => must(await api.GET('/api/v1/blocker/categories')), 'blocker categories');
+
 /** Website blocking and notification snoozing: what a blocking client enforces while the session runs. */
 export function FocusFields({ values, change }: { values: FocusValues; change: (patch: Partial<FocusValues>) => void }) {
-  const categories = useLoad(async () => must(await api.GET('/api/v1/blocker/categories')), 'blocker categories');
+  const categories = useBlockerCategories();
   const toggle = (id: CategoryId, on: boolean) => change({ categories: on ? [...values.categories, id] : values.categories.filter((c) => c !== id) });
   return (
     <fieldset class="focus">
