@@ -20,6 +20,14 @@ interface Job {
   restMs?: number;
 }
 
+/** A scheduled job's state: how to start it, its one pending timer (none while it runs: keeping each would grow without end), when its last run ended, and whether a wake came during it. */
+interface JobState {
+  start: () => void;
+  timer?: NodeJS.Timeout;
+  lastEnd: number;
+  woken: boolean;
+}
+
 interface Scheduled {
   /** There may be work for `job`: a resting job runs everyMs after its last run (at once if that has passed). */
   wake(job: Job): void;
@@ -52,17 +60,13 @@ const INDEXER_BATCH = 200;
  * idle. Errors are logged, never fatal. Everything stops when the app closes.
  */
 function schedule(app: FastifyInstance, jobs: readonly Job[]): Scheduled {
-  // One pending timer per job: a job runs every 200 ms, so keeping each would grow without end. None while it runs.
-  const timers = new Map<Job, NodeJS.Timeout>();
-  const lastEnd = new Map<Job, number>();
-  const woken = new Set<Job>();
+  const states = new Map<Job, JobState>();
   let closed = false;
   // Steps in flight: closing waits for them, so none still queries the storage the app closes next.
   const running = new Set<Promise<void>>();
-  const starts = new Map<Job, () => void>();
   app.addHook('onClose', async () => {
     closed = true;
-    for (const timer of timers.values()) clearTimeout(timer);
+    for (const state of states.values()) clearTimeout(state.timer);
     await Promise.allSettled([...running]);
   });
   for (const job of jobs) {
@@ -78,32 +82,35 @@ function schedule(app: FastifyInstance, jobs: readonly Job[]): Scheduled {
         app.log.warn({ err: error, job: job.name }, 'background job failed; it runs again later');
       }
       if (closed) return;
-      const rest = job.restMs !== undefined && handled === 0 && !woken.has(job);
-      woken.delete(job);
-      lastEnd.set(job, Date.now());
-      timers.set(job, setTimeout(start, rest ? job.restMs : job.everyMs).unref());
+      const rest = job.restMs !== undefined && handled === 0 && !state.woken;
+      state.woken = false;
+      state.lastEnd = Date.now();
+      state.timer = setTimeout(state.start, rest ? job.restMs : job.everyMs).unref();
     };
-    const start = (): void => {
-      timers.delete(job);
-      const step = run();
-      running.add(step);
-      void step.finally(() => running.delete(step));
+    const state: JobState = {
+      start: (): void => {
+        state.timer = undefined;
+        const step = run();
+        running.add(step);
+        void step.finally(() => running.delete(step));
+      },
+      lastEnd: 0,
+      woken: false,
     };
-    starts.set(job, start);
-    start();
+    states.set(job, state);
+    state.start();
   }
   return {
     wake(job) {
-      const timer = timers.get(job);
-      const start = starts.get(job);
-      if (closed || start === undefined) return;
+      const state = states.get(job);
+      if (closed || state === undefined) return;
       // Running now (no timer): it may have read before what woke it, so its next wait is everyMs.
-      if (timer === undefined) {
-        woken.add(job);
+      if (state.timer === undefined) {
+        state.woken = true;
         return;
       }
-      clearTimeout(timer);
-      timers.set(job, setTimeout(start, Math.max(0, (lastEnd.get(job) ?? 0) + job.everyMs - Date.now())).unref());
+      clearTimeout(state.timer);
+      state.timer = setTimeout(state.start, Math.max(0, state.lastEnd + job.everyMs - Date.now())).unref();
     },
   };
 }

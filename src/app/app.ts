@@ -46,7 +46,7 @@ import { genReqId, requestIdPlugin } from './request-id.plugin.js';
 import { storagePlugin } from './storage.plugin.js';
 import { strictQueryPlugin } from './strict-query.plugin.js';
 import { bodyDeadlinePlugin, serverDeadlines } from './timeouts.plugin.js';
-import { webPageNotFound, webappPlugin } from './webapp.plugin.js';
+import { loadWebApp, webPageNotFound, webappPlugin } from './webapp.plugin.js';
 
 /**
  * API requests served at once where statements run on the event loop (SQLite; see the
@@ -110,7 +110,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const auth = createAuthService(storage);
   const accounts = createAccounts(storage, auth, ssoSettings(config));
   await app.register(drainPlugin);
-  await app.register(errorsPlugin, { pageNotFound: webPageNotFound() });
+  // The web app's build, read once: its pages and the not-found page a browser gets.
+  const web = loadWebApp();
+  await app.register(errorsPlugin, { pageNotFound: webPageNotFound(web) });
   await app.register(requestIdPlugin);
   await app.register(protocolErrorsPlugin);
   await app.register(bodyDeadlinePlugin, { bodyTimeoutMs: config.bodyTimeoutMs });
@@ -139,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemRoutes, { storage });
   await app.register(problemsRoutes);
-  await app.register(webappPlugin);
+  await app.register(webappPlugin, { web });
   await app.register(signinRoutes, { signin: accounts.signin, auth });
   await app.register(ssoRoutes, { sso: accounts.sso, signin: accounts.signin });
   const oauth = createOAuthService(storage, auth);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsPlugin } from './errors.plugin.js';
-import { webPageNotFound, webappPlugin } from './webapp.plugin.js';
+import { loadWebApp, webPageNotFound, webappPlugin } from './webapp.plugin.js';
 
 const html = { accept: 'text/html,application/xhtml+xml' };
 
@@ -84,7 +84,7 @@ describe('a page that is not there', () => {
   beforeAll(async () => {
     dir = builtWebApp();
     app = Fastify();
-    await app.register(errorsPlugin, { pageNotFound: webPageNotFound(dir) });
+    await app.register(errorsPlugin, { pageNotFound: webPageNotFound(loadWebApp(dir)) });
     await app.register(webappPlugin, { root: dir });
     app.post('/api/v1/things', () => ({ data: 'made' }));
     app.post('/things', () => ({ data: 'made' }));

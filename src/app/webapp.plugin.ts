@@ -83,8 +83,7 @@ const SERVER_AREAS = /^\/(api|auth|oauth|docs|problems|ical|assets|healthz|ready
  * address outside the server's areas gets 404 with the app, which says "Page not found" and
  * links home, rather than a JSON problem. Answers undefined for any other request.
  */
-export function webPageNotFound(root: string = WEB_ROOT): (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
-  const index = existsSync(join(root, 'index.html')) ? { body: readFileSync(join(root, 'index.html')), type: HTML } : NOT_BUILT_PAGE;
+export function webPageNotFound({ index }: WebApp = loadWebApp()): (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
   return (request, reply) => {
     if (request.method !== 'GET' || !(request.headers.accept ?? '').startsWith('text/html') || SERVER_AREAS.test(request.url)) return undefined;
     // Neither cached nor tagged: the address may be a page of a later version.
@@ -92,11 +91,20 @@ export function webPageNotFound(root: string = WEB_ROOT): (request: FastifyReque
   };
 }
 
-/** Registers the pages and `GET /assets/:file`; pass `root` to serve another build (tests). */
-export const webappPlugin: FastifyPluginAsync<{ root?: string }> = (app, options) => {
-  const root = options.root ?? WEB_ROOT;
+/** A build of the web app, read once: its files by path, and its index.html (or the "not built" page). */
+export interface WebApp {
+  files: ReadonlyMap<string, WebFile>;
+  index: WebFile;
+}
+
+export function loadWebApp(root: string = WEB_ROOT): WebApp {
   const files = existsSync(join(root, 'index.html')) ? loadFiles(root) : new Map<string, WebFile>();
-  const index = files.get('/index.html') ?? NOT_BUILT_PAGE;
+  return { files, index: files.get('/index.html') ?? NOT_BUILT_PAGE };
+}
+
+/** Registers the pages and `GET /assets/:file`; pass the build read once (the app's), or `root` to read another (tests). */
+export const webappPlugin: FastifyPluginAsync<{ root?: string; web?: WebApp }> = (app, options) => {
+  const { files, index } = options.web ?? loadWebApp(options.root);
   for (const page of WEB_PAGES) app.get(page, { schema: { hide: true } }, (request, reply) => send(request, reply, index));
   app.get('/assets/:file', { schema: { hide: true } }, (request, reply) => {
     const file = files.get(`/assets/${(request.params as { file: string }).file}`);
