@@ -147,7 +147,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await context.close();
   }, 120_000);
 
-  it("tells the day in the home zone and which zone the form's date and time are in", async () => {
+  it("tells the day in the home zone and which zone the form's date and time are in, and changes the zone", async () => {
     // 08:00 on 2030-03-02 in Tokyo is 23:00 on 2030-03-01 in UTC, alice's home zone.
     const { token } = (await focusJson({ DATABASE_URL: web.databaseUrl }, 'tokens', 'issue', 'alice')) as { token: string };
     const id = await createSession(token, { org_id: 1, name: 'Tokyo sync', type: 'standard', duration: 30, schedule: '2030-03-02', time: '8:00 AM', timezone: 'Asia/Tokyo', is_public: false });
@@ -164,8 +164,25 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     expect(await page.locator('#f-zone').textContent()).toBe("Date and time in the session's time zone, Asia/Tokyo (your home time zone is UTC).");
     await checkPage(page, 'session in another zone');
 
-    await page.goto(`${web.server.url}/sessions/new`);
+    // Moving it to New York keeps its wall clock there: 08:00 on 2 March in New York is 13:00 UTC.
+    const zone = page.getByLabel('Time zone', { exact: true });
+    expect(await zone.inputValue()).toBe('Asia/Tokyo');
+    await zone.selectOption('America/New_York');
+    expect(await page.locator('#f-zone').textContent()).toBe("Date and time in the session's time zone, America/New_York (your home time zone is UTC).");
+    await button(page, 'Save').click();
+    await expect.poll(() => page.getByText(/^Saturday, March 2 at 1:00 PM · 30 min/).count()).toBe(1);
+    const read = async (path: string) => page.evaluate(async (p) => ((await (await fetch(p)).json()) as { data: { timezone: string; time: string; schedule: string } }).data, path);
+    expect(await read(`/api/v1/sessions/${id}`)).toMatchObject({ timezone: 'America/New_York', time: '8:00 AM', schedule: '2030-03-02' });
+
+    await page.goto(`${web.server.url}/sessions/new?date=2030-03-04`);
     await expect.poll(() => page.locator('#f-zone').textContent()).toBe('Date and time in your home time zone, UTC.');
+    expect(await page.getByLabel('Time zone', { exact: true }).inputValue()).toBe('UTC');
+    await page.getByLabel('Name', { exact: true }).fill('Tokyo standup');
+    await page.getByLabel('Time zone', { exact: true }).selectOption('Asia/Tokyo');
+    await button(page, 'Save').click();
+    await page.waitForURL(/\/sessions\/\d+$/);
+    const created = /\/sessions\/(\d+)/.exec(page.url())?.[1];
+    expect(await read(`/api/v1/sessions/${created}`)).toMatchObject({ timezone: 'Asia/Tokyo', time: '9:00 AM', schedule: '2030-03-04' });
     await context.close();
   }, 120_000);
 

@@ -6,6 +6,19 @@
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
+const ZONES: string[] = (() => {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return [];
+  }
+})();
+
+/** The IANA zones the browser knows, led by any of `also` it does not list (Chromium lists no "UTC"). */
+export function timeZones(...also: string[]): string[] {
+  return [...new Set(also.filter((zone) => !ZONES.includes(zone))), ...ZONES];
+}
+
 export function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);

@@ -1,5 +1,5 @@
 import type { Schemas, Session } from '../api.js';
-import { to12h, to24h } from '../time.js';
+import { timeZones, to12h, to24h } from '../time.js';
 import { FocusFields, type FocusValues, focusBody, focusValues } from './session-focus.js';
 
 export type Repeat = 'none' | 'daily' | 'weekly' | 'monthly';
@@ -15,11 +15,14 @@ export interface FormValues {
   is_public: boolean;
   repeat: Repeat;
   until: string;
+  /** The zone `date` and `time` are in: the session's own (contract section 6). */
+  timezone: string;
   focus: FocusValues;
 }
 
-export function initialValues(session: Session | null, date: string, orgs: number[]): FormValues {
-  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '', focus: focusValues(null) };
+/** The form for `session`, or for a new one in `home`, the person's home zone. */
+export function initialValues(session: Session | null, date: string, orgs: number[], home: string): FormValues {
+  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '', timezone: home, focus: focusValues(null) };
   return {
     org_id: session.org_id,
     name: session.name,
@@ -30,6 +33,7 @@ export function initialValues(session: Session | null, date: string, orgs: numbe
     is_public: session.is_public,
     repeat: session.is_recurring ? (session.occurrence ?? 'weekly') : 'none',
     until: session.recurring_ends ?? '',
+    timezone: session.timezone,
     focus: focusValues(session),
   };
 }
@@ -54,6 +58,7 @@ export function createBody(values: FormValues): Schemas['SessionCreate'] {
     duration: values.duration,
     schedule: values.date,
     time: to12h(values.time),
+    timezone: values.timezone,
     is_public: values.is_public,
     ...focusBody(values.focus),
     ...recurrenceBody(values, values.date),
@@ -62,16 +67,11 @@ export function createBody(values: FormValues): Schemas['SessionCreate'] {
 
 type Change = (patch: Partial<FormValues>) => void;
 
-/** Where the fields' date and time are read: a session keeps its own zone when its creator's home zone changes (contract section 6). */
-export interface FieldZones {
-  session: string;
-  home: string;
-}
-
 /** The form's fields; `occurrenceOnly` hides what one occurrence cannot change (contract section 10). */
-export function SessionFields({ values, change, orgs, occurrenceOnly, zones }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean; zones: FieldZones }) {
+export function SessionFields({ values, change, orgs, occurrenceOnly, home }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean; home: string }) {
   // The page shows instants in the home zone; these inputs are the session's local date and time, so they say which zone.
-  const zoneHint = zones.session === zones.home ? `Date and time in your home time zone, ${zones.home}.` : `Date and time in the session's time zone, ${zones.session} (your home time zone is ${zones.home}).`;
+  const zone = values.timezone;
+  const zoneHint = zone === home ? `Date and time in your home time zone, ${home}.` : `Date and time in the session's time zone, ${zone} (your home time zone is ${home}).`;
   return (
     <div class="fields">
       <label for="f-name">Name</label>
@@ -86,6 +86,19 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, zones }: {
           <input id="f-time" type="time" required aria-describedby="f-zone" value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
         </div>
       </div>
+      {/* A series keeps one zone; one occurrence cannot have its own (contract section 10). */}
+      {!occurrenceOnly && (
+        <>
+          <label for="f-tz">Time zone</label>
+          <select id="f-tz" aria-describedby="f-zone" value={zone} onChange={(e) => change({ timezone: e.currentTarget.value })}>
+            {timeZones(zone, home).map((z) => (
+              <option key={z} value={z}>
+                {z}
+              </option>
+            ))}
+          </select>
+        </>
+      )}
       <p class="hint" id="f-zone">
         {zoneHint}
       </p>
@@ -100,6 +113,7 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, zones }: {
 function SeriesFields({ values, change, orgs }: { values: FormValues; change: Change; orgs: number[] }) {
   return (
     <>
+
       <label for="f-type">Type</label>
       <select id="f-type" value={values.type} onChange={(e) => change({ type: e.currentTarget.value as FormValues['type'] })}>
         <option value="standard">Standard</option>

@@ -35,12 +35,12 @@ export function SessionPage({ id }: { id: number | null }) {
 
 function SessionEditor({ session, date, reload }: { session: Loaded | null; date: string; reload: () => Promise<void> }) {
   const me = useMe();
-  const [values, setValues] = useState<FormValues>(() => initialValues(session, date, me.org_ids));
+  const [values, setValues] = useState<FormValues>(() => initialValues(session, date, me.org_ids, me.timezone));
   const [scope, setScope] = useState<Scope>('occurrence');
   const { busy, message, run } = useAction();
   const series = session?.is_recurring === 1;
   const mine = session === null || session.created_by === me.handle;
-  useEffect(() => setValues(initialValues(session, date, me.org_ids)), [session, date, me.org_ids]);
+  useEffect(() => setValues(initialValues(session, date, me.org_ids, me.timezone)), [session, date, me.org_ids, me.timezone]);
   const change = (patch: Partial<FormValues>) => setValues((v) => ({ ...v, ...patch }));
 
   const save = (event: Event) => {
@@ -82,7 +82,7 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
       {session && <Participation session={session} date={date} series={series} reload={reload} />}
       {mine ? (
         <form class="card stack" onSubmit={save} aria-label={session ? 'Edit session' : 'New session'}>
-          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} zones={{ session: session?.timezone ?? me.timezone, home: me.timezone }} />
+          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} home={me.timezone} />
           {series && <ApplyTo scope={scope} change={setScope} name="apply-to" />}
           <div class="row">
             <button type="submit" disabled={busy}>
@@ -110,9 +110,9 @@ function stateOf(session: Session): string {
   return { upcoming: 'upcoming', running: 'running now', ended: 'ended' }[session.phase];
 }
 
-/** What one occurrence may change besides its day (contract section 10); a series also its type and channel. */
+/** What one occurrence may change besides its day (contract section 10); a series also its type, channel and zone. */
 const OCCURRENCE_FIELDS = ['name', 'time', 'duration', 'website_blocker_enabled', 'website_blocker', 'snooze_enabled', 'snooze_apps'] as const;
-const SERIES_FIELDS = [...OCCURRENCE_FIELDS, 'type', 'is_public'] as const;
+const SERIES_FIELDS = [...OCCURRENCE_FIELDS, 'type', 'is_public', 'timezone'] as const;
 
 /**
  * The fields the person changed, of those named. Only these are sent: the page shows one
@@ -122,7 +122,7 @@ const SERIES_FIELDS = [...OCCURRENCE_FIELDS, 'type', 'is_public'] as const;
  */
 function changedFields(session: Session, values: FormValues, date: string, names: readonly (typeof SERIES_FIELDS)[number][]) {
   const body = createBody(values);
-  const before = createBody(initialValues(session, date, [session.org_id]));
+  const before = createBody(initialValues(session, date, [session.org_id], session.timezone));
   return Object.fromEntries(names.filter((f) => JSON.stringify(body[f]) !== JSON.stringify(before[f])).map((f) => [f, body[f]]));
 }
 

@@ -1,18 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
 import { useMe, useSigned } from '../session.context.js';
+import { timeZones } from '../time.js';
 import { Notice, Section, useAction } from '../ui.js';
 import { Admin } from './settings-admin.js';
 import { Feeds, Webhooks } from './settings-integrations.js';
 import { Tokens } from './settings-tokens.js';
-
-const ZONES: string[] = (() => {
-  try {
-    return Intl.supportedValuesOf('timeZone');
-  } catch {
-    return ['UTC'];
-  }
-})();
 
 /** Reminders as the person types them: minutes before a session, comma separated. */
 function parseReminders(text: string): number[] {
@@ -28,7 +21,7 @@ function Profile() {
   const [zone, setZone] = useState(me.timezone);
   const [reminders, setReminders] = useState(me.reminders.join(', '));
   const { busy, message, run } = useAction();
-  const zones = ZONES.includes(me.timezone) ? ZONES : [me.timezone, ...ZONES];
+  const zones = timeZones(me.timezone);
   const save = (event: Event) => {
     event.preventDefault();
     void run(async () => {
