@@ -12,8 +12,8 @@ import { ROOT } from '../helpers/server-process.js';
 const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 /** A browser context whose every request to another host is refused (nothing on the network). */
-export async function isolatedContext(browser: Browser, base: string, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; refused: string[] }> {
-  const context = await browser.newContext({ viewport });
+export async function isolatedContext(browser: Browser, base: string, viewport = { width: 1280, height: 900 }, timezoneId?: string): Promise<{ context: BrowserContext; refused: string[] }> {
+  const context = await browser.newContext({ viewport, ...(timezoneId === undefined ? {} : { timezoneId }) });
   const host = new URL(base).host;
   const refused: string[] = [];
   await context.route('**/*', async (route) => {

@@ -22,7 +22,8 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
   let bob: Awaited<ReturnType<typeof isolatedContext>> | undefined;
 
   it('an admin makes a scoped token and invites a person from Settings, who accepts the link once and is signed in', async () => {
-    const admin = await isolatedContext(web.browser, web.server.url);
+    // A browser far from alice's home zone (UTC): the page's times are in the home zone, as everywhere in the app.
+    const admin = await isolatedContext(web.browser, web.server.url, undefined, 'Pacific/Auckland');
     const page = await admin.context.newPage();
     await signIn(page, web.server.url, 'alice', ADMIN_PASSWORD);
     await page.getByRole('link', { name: 'Settings', exact: true }).click();
@@ -34,6 +35,11 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     expect(link).toMatch(/\/invite#.+/);
     // Only a pending invitation tells when it expires; alice's own, accepted, tells when it was sent.
     await expect.poll(() => page.getByText(/^Pending, expires /).count()).toBe(1);
+    const listed = await page.evaluate(async () => ((await (await fetch('/api/v1/orgs/1/invites')).json()) as { data: { status: string; expires_at: string }[] }).data);
+    const pending = listed.find((i) => i.status === 'pending')?.expires_at ?? '';
+    const inUtc = new Date(pending).toLocaleString('en-US', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' });
+    expect(await page.getByText(/^Pending, expires /).textContent()).toBe(`Pending, expires ${inUtc}`);
+    expect(await page.getByText(/^Invitation created; it expires /).textContent()).toBe(`Invitation created; it expires ${inUtc}.`);
     expect(await page.getByText(/^Accepted; sent /).count()).toBe(1);
     await checkPage(page, 'settings as an admin');
 

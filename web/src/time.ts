@@ -49,6 +49,11 @@ export function monthDay(date: string): string {
   return new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' });
 }
 
+/** `"Dec 8, 2026, 3:00 PM"` in `zone`: the home zone, or the browser's for someone not signed in. */
+export function dateTimeIn(instant: string, zone?: string): string {
+  return new Date(instant).toLocaleString('en-US', { timeZone: zone, dateStyle: 'medium', timeStyle: 'short' });
+}
+
 export function timeIn(instant: string, zone: string): string {
   return new Date(instant).toLocaleTimeString('en-US', { timeZone: zone, hour: 'numeric', minute: '2-digit' });
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { people, singleSignOnStart } from '../api.people.js';
 import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
+import { dateTimeIn } from '../time.js';
 import { Notice, useAction, useLoad } from '../ui.js';
 
 /**
@@ -35,7 +36,7 @@ export function Invite({ secret }: { secret: string }) {
       <h1 tabIndex={-1}>Join a team on Focus</h1>
       {preview.data && (
         <p>
-          You are invited to team {preview.data.org_id}. The invitation expires {new Date(preview.data.expires_at).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })}.
+          You are invited to team {preview.data.org_id}. The invitation expires {dateTimeIn(preview.data.expires_at)}.
         </p>
       )}
       {preview.error && (

@@ -1,5 +1,6 @@
 import { type Invite, type Member, people } from '../api.people.js';
 import { useMe } from '../session.context.js';
+import { dateTimeIn } from '../time.js';
 import { Copyable, Notice, Section, useAction, useLoad } from '../ui.js';
 import { useState } from 'preact/hooks';
 
@@ -37,7 +38,7 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       const created = await people.invite(org);
       setLink(created.url ?? null);
       await invites.reload();
-      return `Invitation created; it expires ${new Date(created.expires_at).toLocaleDateString('en-US', { dateStyle: 'medium' })}.`;
+      return `Invitation created; it expires ${dateTimeIn(created.expires_at, me.timezone)}.`;
     });
   const remove = (handle: string) =>
     void run(async () => {
@@ -83,7 +84,7 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
       <ul class="list">
         {invites.data?.map((i) => (
           <li key={i.id}>
-            <span>{inviteText(i)}</span>
+            <span>{inviteText(i, me.timezone)}</span>
             {i.status === 'pending' && (
               <button type="button" class="link" disabled={busy} aria-label={`Revoke invitation ${i.id}`} onClick={() => revoke(i.id)}>
                 Revoke
@@ -101,9 +102,9 @@ function Org({ org, members, reload }: { org: number; members: Member[]; reload:
   );
 }
 
-/** An invitation as a line of the list: when it expires only while it may still be accepted. */
-function inviteText(i: Invite): string {
-  const at = (instant: string) => new Date(instant).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+/** An invitation as a line of the list, its times in the home zone: when it expires only while it may still be accepted. */
+function inviteText(i: Invite, zone: string): string {
+  const at = (instant: string) => dateTimeIn(instant, zone);
   if (i.status === 'pending') return `Pending, expires ${at(i.expires_at)}`;
   if (i.status === 'expired') return `Expired ${at(i.expires_at)}`;
   return `${i.status === 'accepted' ? 'Accepted' : 'Revoked'}; sent ${at(i.created_at)}`;

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { type ConnectedApp, type PersonalToken, SCOPES, people } from '../api.people.js';
+import { useMe } from '../session.context.js';
+import { dateTimeIn } from '../time.js';
 import { Copyable, Loading, Notice, Section, useAction, useLoad } from '../ui.js';
-
-const when = (instant: string | null) => (instant ? new Date(instant).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' }) : 'never');
 
 type Listed = { id: number; label: string; scopes: string[] | null; last_used_at: string | null };
 
@@ -10,6 +10,7 @@ const fromToken = (t: PersonalToken): Listed => ({ ...t, label: t.name ?? `token
 const fromApp = (a: ConnectedApp): Listed => ({ ...a, label: a.client_id });
 
 function TokenList({ tokens, busy, revoke, empty }: { tokens: Listed[]; busy: boolean; revoke: (id: number) => void; empty: string }) {
+  const zone = useMe().timezone;
   if (tokens.length === 0) return <p class="empty">{empty}</p>;
   return (
     <ul class="list">
@@ -21,7 +22,7 @@ function TokenList({ tokens, busy, revoke, empty }: { tokens: Listed[]; busy: bo
               <strong>{name}</strong>
               <span class="meta">
                 {' '}
-                {(token.scopes ?? []).join(' ') || 'all rights'} · last used {when(token.last_used_at)}
+                {(token.scopes ?? []).join(' ') || 'all rights'} · last used {token.last_used_at ? dateTimeIn(token.last_used_at, zone) : 'never'}
               </span>
             </span>
             <button type="button" class="link" disabled={busy} aria-label={`Revoke ${name}`} onClick={() => revoke(token.id)}>
