@@ -99,7 +99,7 @@ interface TurnContext {
   stop: AbortSignal;
   retryScale: number;
   /** When the retries this dispatcher scheduled fall due (ms): its rest ends at the soonest. */
-  retries: number[];
+  readonly retries: number[];
 }
 
 /** A batch of a turn: ATTEMPTS_PER_WEBHOOK at a time while the lease has room for a whole attempt; false when cut short. */
@@ -196,9 +196,13 @@ export function createDispatcher(storage: Storage, settings: WebhookSettings, lo
      */
     pause(now: number): number {
       if (active.size > 0) return DISPATCH_IDLE_MS;
-      // A retry due by the last claim was taken by it, or is another instance's now.
-      context.retries = context.retries.filter((at) => at > lastClaim);
-      const soonest = context.retries.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+      // A retry due by the last claim was taken by it, or is another instance's now. Pruned in
+      // place: the array is the one every turn pushes its retries to.
+      const { retries } = context;
+      let kept = 0;
+      for (const at of retries) if (at > lastClaim) retries[kept++] = at;
+      retries.length = kept;
+      const soonest = retries.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
       return Math.max(0, Math.min(settings.restMs ?? DISPATCH_REST_MS, soonest - now));
     },
 
