@@ -43,7 +43,10 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     expect(await page.getByText(/^Accepted; sent /).count()).toBe(1);
     await checkPage(page, 'settings as an admin');
 
-    // A personal token with the scopes ticked by default (sessions:read, me:read), shown once.
+    // A personal token with the scopes ticked by default (sessions:read, me:read), shown once;
+    // each scope says what it allows, in the words the device page uses.
+    expect(await page.getByLabel('sessions:read: see the sessions you can see', { exact: true }).isChecked()).toBe(true);
+    expect(await page.getByLabel('tasks:write: see, create and change your tasks', { exact: true }).isChecked()).toBe(false);
     await page.getByLabel('Token name').fill('Laptop');
     await button(page, 'Create token').click();
     const shown = page.getByLabel('New token');

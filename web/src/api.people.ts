@@ -12,10 +12,21 @@ export type ConnectedApp = Schemas['ConnectedAppList']['data'][number];
 export type Member = Schemas['MemberList']['data'][number];
 export type Invite = Schemas['InviteList']['data'][number];
 
-type Scope = Schemas['CreateTokenBody']['scopes'][number];
-/** Every scope the API names, in the order the page lists them: a scope the server adds or drops fails the build here. */
-const SCOPE_ORDER = { 'sessions:read': 0, 'sessions:write': 1, 'tasks:read': 2, 'tasks:write': 3, 'me:read': 4, admin: 5 } satisfies Record<Scope, number>;
-export const SCOPES = Object.keys(SCOPE_ORDER) as Scope[];
+export type Scope = Schemas['CreateTokenBody']['scopes'][number];
+/**
+ * Every scope the API names, in the order the pages list them, with what it lets a token do
+ * in the words of the person granting it: a scope the server adds or drops fails the build here.
+ */
+export const SCOPE_WORDS = {
+  'sessions:read': 'see the sessions you can see',
+  'sessions:write': 'see, create, change and join sessions as you',
+  'tasks:read': 'see your tasks',
+  'tasks:write': 'see, create and change your tasks',
+  'me:read': 'see your profile, what runs now, your statistics and live events',
+  admin: "manage your team's people and invitations, where you are an admin",
+} satisfies Record<Scope, string>;
+export const SCOPES = Object.keys(SCOPE_WORDS) as Scope[];
+export const scopeWords = (scope: string): string | undefined => (SCOPES as string[]).includes(scope) ? SCOPE_WORDS[scope as Scope] : undefined;
 
 const org = (id: number) => ({ params: { path: { id } } });
 

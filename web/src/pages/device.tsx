@@ -1,17 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
-import { people } from '../api.people.js';
+import { people, scopeWords } from '../api.people.js';
 import { Notice, useAction, useLoad } from '../ui.js';
-
-/** What each scope lets an app do, in the words of the person approving it. */
-const SCOPE_WORDS: Record<string, string> = {
-  'sessions:read': 'see the sessions you can see',
-  'sessions:write': 'see, create, change and join sessions as you',
-  'tasks:read': 'see your tasks',
-  'tasks:write': 'see, create and change your tasks',
-  'me:read': 'see your profile, what runs now, your statistics and live events',
-  admin: "manage your team's people and invitations, where you are an admin",
-};
 
 /** User codes are 8 letters and digits (shown XXXX-XXXX); a shorter one is still being typed. */
 const CODE_LENGTH = 8;
@@ -42,7 +32,7 @@ export function Device() {
             <ul>
               {asked.scopes.map((scope) => (
                 <li key={scope}>
-                  {SCOPE_WORDS[scope] ?? scope} (<code>{scope}</code>)
+                  {scopeWords(scope) ?? scope} (<code>{scope}</code>)
                 </li>
               ))}
             </ul>

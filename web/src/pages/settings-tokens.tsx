@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { type ConnectedApp, type PersonalToken, SCOPES, people } from '../api.people.js';
+import { type ConnectedApp, type PersonalToken, SCOPES, SCOPE_WORDS, people } from '../api.people.js';
 import { useMe } from '../session.context.js';
 import { dateTimeIn } from '../time.js';
 import { Copyable, Loading, Notice, Section, useAction, useLoad } from '../ui.js';
@@ -78,7 +78,10 @@ export function Tokens() {
             <div class="checks">
               {SCOPES.map((scope) => (
                 <label key={scope} class="check">
-                  <input type="checkbox" checked={scopes.has(scope)} onChange={(e) => setScopes((s) => (e.currentTarget.checked ? new Set([...s, scope]) : new Set([...s].filter((x) => x !== scope))))} /> {scope}
+                  <input type="checkbox" checked={scopes.has(scope)} onChange={(e) => setScopes((s) => (e.currentTarget.checked ? new Set([...s, scope]) : new Set([...s].filter((x) => x !== scope))))} />{' '}
+                  <span>
+                    <code>{scope}</code>: {SCOPE_WORDS[scope]}
+                  </span>
                 </label>
               ))}
             </div>
