@@ -42,6 +42,8 @@ export const people = {
   previewInvite: async (secret: string) => must(await api.POST('/auth/invites/preview', { body: { secret } })),
   acceptInvite: async (secret: string, body: { handle?: string; password?: string }) =>
     must(await api.POST('/auth/invites/accept', { body: { secret, ...body } })),
+  /** The app waiting with a code, and the scopes it asks for (404 when none waits). */
+  deviceRequest: async (userCode: string) => must(await api.GET('/api/v1/device', { params: { query: { user_code: userCode } } })),
   approveDevice: async (userCode: string) => done(await api.POST('/api/v1/device/approve', { body: { user_code: userCode } })),
   denyDevice: async (userCode: string) => done(await api.POST('/api/v1/device/deny', { body: { user_code: userCode } })),
   tokens: async () => must(await api.GET('/api/v1/me/tokens')),

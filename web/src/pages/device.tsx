@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import { api, must } from '../api.js';
 import { people, scopeWords } from '../api.people.js';
 import { Notice, useAction, useLoad } from '../ui.js';
 
@@ -15,7 +14,7 @@ export function Device() {
   const { busy, message, run } = useAction();
   const normalized = code.toUpperCase().replace(/[^A-Z0-9]/g, '');
   const complete = normalized.length === CODE_LENGTH;
-  const request = useLoad(async () => (complete ? must(await api.GET('/api/v1/device', { params: { query: { user_code: normalized } } })) : null), `device ${normalized}`);
+  const request = useLoad(async () => (complete ? await people.deviceRequest(normalized) : null), `device ${normalized}`);
   const asked = complete && !request.loading ? request.data : undefined;
   return (
     <div class="narrow">
