@@ -10,7 +10,7 @@ const ZONES: string[] = (() => {
   try {
     return Intl.supportedValuesOf('timeZone');
   } catch {
-    return [];
+    return ['UTC'];
   }
 })();
 

@@ -113,7 +113,6 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, home }: { 
 function SeriesFields({ values, change, orgs }: { values: FormValues; change: Change; orgs: number[] }) {
   return (
     <>
-
       <label for="f-type">Type</label>
       <select id="f-type" value={values.type} onChange={(e) => change({ type: e.currentTarget.value as FormValues['type'] })}>
         <option value="standard">Standard</option>
