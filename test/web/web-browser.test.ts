@@ -156,7 +156,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     const page = await context.newPage();
     await signIn(page, web.server.url, 'alice', PASSWORD);
     await page.goto(`${web.server.url}/sessions/${id}`);
-    await expect.poll(() => page.getByText(/^Friday, March 1 at 11:00 PM · 30 min · created by alice · \d+ joined · upcoming$/).count()).toBe(1);
+    await expect.poll(() => page.getByText(/^Friday, March 1 at 11:00 PM \(8:00 AM in Asia\/Tokyo\) · 30 min · created by alice · \d+ joined · upcoming$/).count()).toBe(1);
     const time = page.getByLabel('Time', { exact: true });
     expect(await time.inputValue()).toBe('08:00');
     expect(await page.getByLabel('Date', { exact: true }).inputValue()).toBe('2030-03-02');
@@ -170,7 +170,7 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await zone.selectOption('America/New_York');
     expect(await page.locator('#f-zone').textContent()).toBe("Date and time in the session's time zone, America/New_York (your home time zone is UTC).");
     await button(page, 'Save').click();
-    await expect.poll(() => page.getByText(/^Saturday, March 2 at 1:00 PM · 30 min/).count()).toBe(1);
+    await expect.poll(() => page.getByText(/^Saturday, March 2 at 1:00 PM \(8:00 AM in America\/New_York\) · 30 min/).count()).toBe(1);
     const read = async (path: string) => page.evaluate(async (p) => ((await (await fetch(p)).json()) as { data: { timezone: string; time: string; schedule: string } }).data, path);
     expect(await read(`/api/v1/sessions/${id}`)).toMatchObject({ timezone: 'America/New_York', time: '8:00 AM', schedule: '2030-03-02' });
 

@@ -74,8 +74,9 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
       <h1 tabIndex={-1}>{title}</h1>
       {session && (
         <p class="hint">
-          {/* Day and time both in the home zone: the occurrence's own date may be another day there. */}
-          {session.starts_at ? `${dayLabel(dateIn(session.starts_at, me.timezone))} at ${timeIn(session.starts_at, me.timezone)}` : dayLabel(date)} · {session.duration} min · created by {session.created_by}
+          {/* Day and time both in the home zone (the occurrence's own date may be another day there), and the session's own clock when its zone differs. */}
+          {session.starts_at ? `${dayLabel(dateIn(session.starts_at, me.timezone))} at ${timeIn(session.starts_at, me.timezone)}` : dayLabel(date)}
+          {session.starts_at && session.timezone !== me.timezone && ` (${timeIn(session.starts_at, session.timezone)} in ${session.timezone})`} · {session.duration} min · created by {session.created_by}
           {series && ' · repeats'} · {session.participants_count} joined · {stateOf(session)}
         </p>
       )}
