@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(nowRoutes, { now: createNowService(sessions) });
       await api.register(blockerRoutes);
       await api.register(statsRoutes, { stats: createStatsReader(storage, { memberIds: (orgId) => auth.memberIds(orgId) }) });
-      await api.register(accountsRoutes, { orgs: accounts.orgs, tokens: accounts.tokens });
+      await api.register(accountsRoutes, { orgs: accounts.orgs, tokens: accounts.tokens, signin: accounts.signin });
       await api.register(deviceRoutes, { oauth });
       await api.register(webhooksRoutes, {
         webhooks: createWebhooksService(storage, { allowPrivate: config.webhookAllowPrivate, retryScale: config.webhookRetryScale, dnsServers: config.webhookDnsServers }),

@@ -119,6 +119,21 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     // The app is listed under "Connected apps".
     await bobPage.goto(`${web.server.url}/settings`);
     await expect.poll(() => bobPage.getByText('Desk blocker').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+
+    // bob changes his password: a wrong current one is refused at its field; then the new one signs in and the old no longer.
+    await bobPage.getByLabel('Current password').fill('not bobs password');
+    await bobPage.getByLabel('New password').fill('bobs newer password');
+    await button(bobPage, 'Change password').click();
+    await expect.poll(() => bobPage.getByRole('alert').filter({ hasText: '/current_password: is not your password' }).count()).toBe(1);
+    await bobPage.getByLabel('Current password').fill('bobs long password');
+    await button(bobPage, 'Change password').click();
+    await expect.poll(() => bobPage.getByRole('status').filter({ hasText: 'Password changed.' }).count()).toBe(1);
+    expect(await bobPage.getByLabel('Current password').inputValue()).toBe('');
+    await checkPage(bobPage, 'settings after a password change');
+    const signInWith = async (password: string) =>
+      (await fetch(`${web.server.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'bob', password }) })).status;
+    expect(await signInWith('bobs long password')).toBe(401);
+    expect(await signInWith('bobs newer password')).toBe(204);
     expect(bob.refused).toEqual([]);
     await bob.context.close();
   }, 120_000);

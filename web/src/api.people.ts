@@ -46,6 +46,7 @@ export const people = {
   deviceRequest: async (userCode: string) => must(await api.GET('/api/v1/device', { params: { query: { user_code: userCode } } })),
   approveDevice: async (userCode: string) => done(await api.POST('/api/v1/device/approve', { body: { user_code: userCode } })),
   denyDevice: async (userCode: string) => done(await api.POST('/api/v1/device/deny', { body: { user_code: userCode } })),
+  changePassword: async (body: Schemas['ChangePasswordBody']) => done(await api.PUT('/api/v1/me/password', { body })),
   tokens: async () => must(await api.GET('/api/v1/me/tokens')),
   issueToken: async (body: Schemas['CreateTokenBody']) => must(await api.POST('/api/v1/me/tokens', { body })),
   revokeToken: async (id: number) => done(await api.DELETE('/api/v1/me/tokens/{id}', { params: { path: { id } } })),

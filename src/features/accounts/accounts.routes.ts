@@ -5,6 +5,7 @@ import { problemResponses } from '../../toolkit/problem.schema.js';
 import { IdParams } from '../../toolkit/schema-helpers.js';
 import {
   AppList,
+  ChangePasswordBody,
   CreateTokenBody,
   CreatedInviteEnvelope,
   CreatedTokenEnvelope,
@@ -18,6 +19,7 @@ import {
   TokenList,
 } from './accounts.schema.js';
 import type { OrgsService } from './accounts.orgs.js';
+import type { SigninService } from './accounts.signin.js';
 import type { TokensService } from './accounts.tokens.js';
 import { webBase } from './accounts.cookies.js';
 
@@ -26,10 +28,29 @@ const deleted = { type: 'null', description: 'Done.' } as const;
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-/** An org's people and invitations (admins), and your own tokens and connected apps: under the API prefix. */
-export const accountsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrgsService; tokens: TokensService }> = async (app, { orgs, tokens }) => {
+/** An org's people and invitations (admins), and your own password, tokens and connected apps: under the API prefix. */
+export const accountsRoutes: FastifyPluginAsyncTypebox<{ orgs: OrgsService; tokens: TokensService; signin: SigninService }> = async (app, { orgs, tokens, signin }) => {
   orgRoutes(app, orgs);
   myRoutes(app, tokens);
+  app.put(
+    '/me/password',
+    {
+      schema: {
+        tags: ['sign-in'],
+        operationId: 'changePassword',
+        summary: 'Change your password',
+        description:
+          'With your current password. Your other browser sessions end; this one and your API tokens stay. A wrong current password is 422 ' +
+          '(`/current_password`), and repeated ones answer 429 as failed sign-ins do. Needs a token with all rights (or the web app).',
+        body: ChangePasswordBody,
+        response: { 204: { type: 'null', description: 'Changed.' }, ...problemResponses(400, 413, 415, 422, ...common) },
+      },
+    },
+    async (request, reply) => {
+      await signin.changePassword(request.user, request.body, request.ip);
+      return reply.code(204).send(null);
+    },
+  );
 };
 
 /** An org's invitations and members, for its admins. */

@@ -22,6 +22,14 @@ export const LoginBody = Named(
   Type.Object({ handle: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: PASSWORD_MAX }) }, { additionalProperties: false, examples: [{ handle: 'alice', password: 'correct horse battery' }] }),
 );
 
+export const ChangePasswordBody = Named(
+  'ChangePasswordBody',
+  Type.Object(
+    { current_password: Type.String({ maxLength: PASSWORD_MAX, description: 'Your password now.' }), new_password: Password },
+    { additionalProperties: false, examples: [{ current_password: 'correct horse battery', new_password: 'staple grows tall 42' }] },
+  ),
+);
+
 export const AcceptInviteBody = Named(
   'AcceptInviteBody',
   Type.Object(

@@ -30,6 +30,7 @@ const ADMIN = ['admin'] as const;
 export const ROUTE_SCOPES: Readonly<Record<string, RouteScope>> = {
   'GET /me': ME,
   'PUT /me': 'full',
+  'PUT /me/password': 'full',
   'GET /me/now': ME,
   'GET /me/stats': ME,
   'GET /events': ME,

@@ -35,6 +35,39 @@ async function createSsoUser(people: PeopleRepository, db: Db, email: string, no
   }
 }
 
+export interface PasswordChange {
+  current_password: string;
+  new_password: string;
+}
+
+/**
+ * Changes the caller's password. The current one must match, throttled as a sign-in is (a
+ * stolen cookie must not be a way to guess it); every other browser session of theirs then
+ * ends, while this one and API tokens stay (contract section 12 is silent; docs/api.md).
+ */
+async function changePassword(
+  { storage, people, throttle }: { storage: Storage; people: PeopleRepository; throttle: LoginThrottle },
+  user: AuthenticatedUser,
+  body: PasswordChange,
+  address: string,
+): Promise<void> {
+  const wait = throttle.retryAfter(user.handle, address);
+  if (wait > 0) throw rateLimited(wait);
+  const stored = (await people.userByHandle(storage.db, user.handle))?.password_hash ?? null;
+  if (stored === null) throw validationFailed([{ path: '/current_password', message: 'you sign in through single sign-on: there is no password to change' }]);
+  if (!(await checkPassword(stored, body.current_password))) {
+    throttle.failed(user.handle, address);
+    throw validationFailed([{ path: '/current_password', message: 'is not your password' }]);
+  }
+  throttle.succeeded(user.handle, address);
+  const passwordHash = await hashPassword(body.new_password);
+  const kept = user.credential?.kind === 'session' ? user.credential.id : undefined;
+  await storage.transaction(async (trx) => {
+    await people.setPassword(trx, { userId: user.id, passwordHash });
+    await people.revokeSessions(trx, { userId: user.id, except: kept, at: new Date().toISOString() });
+  });
+}
+
 /** Sign-in, sign-out and accepting invitations: what makes and ends browser sessions (contract section 12). */
 export function createSigninService(storage: Storage, auth: AuthService, throttle: LoginThrottle = createLoginThrottle()) {
   const people = createPeopleRepository(storage);
@@ -104,6 +137,9 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
       });
       return (await newSession(userId)).token;
     },
+
+    /** See changePassword. */
+    changePassword: (user: AuthenticatedUser, body: PasswordChange, address: string) => changePassword({ storage, people, throttle }, user, body, address),
 
     /** What an invitation is for, before accepting it. */
     async preview(secret: string) {

@@ -137,6 +137,14 @@ function credentialStatements(changed: Changed) {
         .execute();
     },
 
+    /** Ends every browser session of the user but `except` (the one asking, if a browser): their password changed. */
+    async revokeSessions(db: Db, q: { userId: number; except: number | undefined; at: string }): Promise<void> {
+      let sessions = db.updateTable('tokens').set({ revoked_at: q.at }).where('user_id', '=', q.userId).where('kind', '=', 'session').where('revoked_at', 'is', null);
+      if (q.except !== undefined) sessions = sessions.where('id', '<>', q.except);
+      await sessions.execute();
+      await changed(db, `user:${q.userId}`);
+    },
+
     /** Revokes the user's own credential of one of these kinds; false when there is none such. */
     async revokeCredential(db: Db, q: { userId: number; id: number; kinds: readonly TokenKind[]; at: string }): Promise<boolean> {
       const result = await db

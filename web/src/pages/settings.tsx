@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
+import { people } from '../api.people.js';
 import { useMe, useSigned } from '../session.context.js';
 import { timeZones } from '../time.js';
 import { Notice, Section, useAction } from '../ui.js';
@@ -58,11 +59,45 @@ function Profile() {
   );
 }
 
+/** Contract section 12 is silent on it; docs/api.md: the current password, and other browsers are signed out. */
+function Password() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const { busy, message, run } = useAction();
+  const save = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      await people.changePassword({ current_password: current, new_password: next });
+      setCurrent('');
+      setNext('');
+      return 'Password changed. Other browsers you were signed in on are signed out.';
+    });
+  };
+  return (
+    <Section title="Password">
+      <form class="stack" onSubmit={save}>
+        <label for="current-password">Current password</label>
+        <input id="current-password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+        <label for="new-password">New password</label>
+        <input id="new-password" type="password" autoComplete="new-password" required minLength={10} maxLength={256} aria-describedby="new-password-hint" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+        <p id="new-password-hint" class="hint">
+          At least 10 characters.
+        </p>
+        <button type="submit" disabled={busy}>
+          Change password
+        </button>
+        <Notice message={message} />
+      </form>
+    </Section>
+  );
+}
+
 export function Settings() {
   return (
     <>
       <h1 tabIndex={-1}>Settings</h1>
       <Profile />
+      <Password />
       <Feeds />
       <Webhooks />
       <Tokens />
