@@ -42,6 +42,17 @@ const userIdOf = (admin: AuthService, handle: string | undefined) => (handle ===
 
 const prints = (shape: string) => `\nPrints ${shape} on stdout.`;
 
+/** The first line of stdin (a password), refused from a terminal, where it would be echoed as typed. */
+async function passwordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new AdminInputError("give the password on stdin, not typed here: read -rs P && printf '%s\\n' \"$P\" | npx focus users password <handle>");
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.length > 4096) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
 /** What `users disable` and `users remove` stop, in their help. */
 const OFFBOARDING = {
   disable:
@@ -134,6 +145,16 @@ function addUsers(program: Command): void {
     .action(async (handle: string, address: string | undefined, options: { clear?: boolean }) => {
       if ((address === undefined) !== (options.clear === true)) throw new AdminInputError('give an address or --clear, not both or neither');
       print(await withAdmin((admin) => admin.setEmail(handle, address ?? null)));
+    });
+  users
+    .command('password')
+    .description('set a password for someone who forgot theirs, read from stdin (never an argument: shell history and ps would keep it); their browser sessions end')
+    .argument('<handle>', 'the user')
+    .addHelpText('after', prints('{"handle":"alice"}') + "\nFor example: read -rs P && printf '%s\\n' \"$P\" | npx focus users password alice\nThey can change it in the web app's Settings.")
+    .action(async (handle: string) => {
+      const password = await passwordFromStdin();
+      const { createAccountsAdmin } = await import('../features/accounts/accounts.public.js');
+      print(await withStorage((storage) => createAccountsAdmin(storage).setPassword(handle, password)));
     });
   users
     .command('remove')

@@ -8,7 +8,7 @@ import { describeDatabase } from '../../src/config/config.js';
 import { VARIABLES } from '../../src/config/config.variables.js';
 import { openStorage } from '../../src/storage/database.js';
 import { describeEachDialect, testConfig, useTestDatabase } from '../helpers/harness.js';
-import { type CliResult, ROOT, buildOnce, focus, focusBin, focusIn } from '../helpers/server-process.js';
+import { type CliResult, ROOT, buildOnce, focus, focusBin, focusBinWithInput, focusIn } from '../helpers/server-process.js';
 
 /*
  * The admin CLI as an operator runs it: `npx focus …` in the repository root, the
@@ -165,6 +165,25 @@ describeEachDialect('npx focus', (dialect) => {
     expectOneLineFailure(await focusBin(env, 'users', 'email', 'bob'), /give an address or --clear/);
     expect(json(await focusBin(env, 'users', 'email', 'alice', '--clear'))).toEqual({ handle: 'alice', email: null });
     expect(json(await focusBin(env, 'users', 'email', 'bob', 'alice@example.com'))).toEqual({ handle: 'bob', email: 'alice@example.com' });
+  }, 90_000);
+
+  it('users password sets a forgotten password from stdin and ends that user’s browser sessions', async () => {
+    const login = (password: string) =>
+      app.inject({ method: 'POST', url: '/auth/login', remoteAddress: '10.7.0.1', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ handle: 'bob', password }) });
+    expect(json(await focusBinWithInput(env, 'bobs first password\n', 'users', 'password', 'bob'))).toEqual({ handle: 'bob' });
+    const signedIn = await login('bobs first password');
+    expect(signedIn.statusCode).toBe(204);
+    const cookie = /^focus_session=([^;]*)/.exec(String(signedIn.headers['set-cookie']))?.[1] ?? '';
+    const withCookie = () => app.inject({ url: '/api/v1/me', headers: { cookie: `focus_session=${cookie}` } });
+    expect((await withCookie()).statusCode).toBe(200);
+    expect(json(await focusBinWithInput(env, 'bobs second password\r\nignored\n', 'users', 'password', 'bob'))).toEqual({ handle: 'bob' });
+    expect((await withCookie()).statusCode).toBe(401);
+    expect((await login('bobs first password')).statusCode).toBe(401);
+    expect((await login('bobs second password')).statusCode).toBe(204);
+    expectOneLineFailure(await focusBinWithInput(env, 'too short\n', 'users', 'password', 'bob'), /the password must be 10–256 characters/);
+    expectOneLineFailure(await focusBinWithInput(env, '', 'users', 'password', 'bob'), /the password must be 10–256 characters/);
+    expectOneLineFailure(await focusBinWithInput(env, 'long enough password\n', 'users', 'password', 'nobody'), /no user with handle nobody/);
+    expect((await login('bobs second password')).statusCode).toBe(204);
   }, 90_000);
 
   it('every bad argument gets its own clear message, and nothing is written', async () => {

@@ -92,6 +92,20 @@ export function focusBin(env: Record<string, string>, ...args: string[]): Promis
   return exec(process.execPath, [FOCUS_BIN, ...args], env);
 }
 
+/** The bin with `input` on its stdin (a password, say), as `printf … | npx focus …` gives it. */
+export function focusBinWithInput(env: Record<string, string>, input: string, ...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [FOCUS_BIN, ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
 /** A set-up step through the CLI: must exit 0; returns its JSON result. */
 export async function focusJson(env: Record<string, string>, ...args: string[]): Promise<unknown> {
   const result = await focusBin(env, ...args);

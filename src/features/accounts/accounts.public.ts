@@ -18,6 +18,8 @@ export type { SsoSettings } from './accounts.sso.js';
 export { SCOPES, type Scope, isScope, routeScopeOf, allows } from './accounts.scopes.js';
 export { COOKIE, readCookie, fromOwnOrigin, webBase } from './accounts.cookies.js';
 export { INVITE_LIFETIME_MS } from './accounts.orgs.js';
+/** What the CLI needs: invitations, and a password set by the operator. */
+export { createAccountsAdmin } from './accounts.operator.js';
 
 /** The services, and the auth plugin's options that make cookies and scopes work on every API route; single sign-on when configured. */
 export function createAccounts(storage: Storage, auth: AuthService, sso?: SsoSettings) {
@@ -29,6 +31,3 @@ export function createAccounts(storage: Storage, auth: AuthService, sso?: SsoSet
     authOptions: { otherCredential: cookieCredential(auth), routeCheck: scopeCheck },
   };
 }
-
-/** What the CLI needs: invitations made by the operator. */
-export const createAccountsAdmin = (storage: Storage) => createOrgsService(storage);
