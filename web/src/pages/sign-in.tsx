@@ -58,7 +58,7 @@ export function SignIn() {
           </a>
         </p>
       )}
-      <p class="hint">No account yet? Ask an admin of your team for an invitation link.</p>
+      <p class="hint">No account yet? Ask an admin of your team for an invitation link. Forgot your password? Whoever runs Focus can set a new one for you.</p>
     </div>
   );
 }
