@@ -65,10 +65,11 @@ const TOLERATED: Record<string, number[]> = {
 };
 
 /**
- * Operations a random valid body cannot succeed at: they need a password, an invitation's or
+ * Operations a random valid body cannot succeed at: they need a password (sign-in, or the
+ * current one to change it: accounts.password.test.ts), an invitation's or
  * a device's secret, or an admin (their own tests cover them; the invalid-input test still runs).
  */
-const NEEDS_A_SECRET = /^\/auth\/|^\/api\/v1\/device(\/|$)|^\/api\/v1\/orgs\/\{id\}\/(invites|members)|^\/api\/v1\/me\/apps\/\{id\}/;
+const NEEDS_A_SECRET = /^\/auth\/|^\/api\/v1\/device(\/|$)|^\/api\/v1\/orgs\/\{id\}\/(invites|members)|^\/api\/v1\/me\/apps\/\{id\}|^\/api\/v1\/me\/password$/;
 
 /**
  * Whether a session write leaves a series with no occurrence between its start and
