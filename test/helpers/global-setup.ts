@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { CHROMIUM, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from './browser.js';
 
@@ -7,7 +10,12 @@ import { CHROMIUM, CHROMIUM_SKIP_NOTICE, chromiumAvailable } from './browser.js'
  * files migrating side by side on a fresh server would race to create it, and one made
  * by a test's throwaway role would vanish with that role.
  */
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
+  // Every temporary file of the run (databases, templates, servers' and browsers' own) goes under one
+  // directory, removed when the run ends: workers are stopped without their 'exit' handlers running,
+  // which left a migrated template behind per worker. Workers and their children inherit TMPDIR.
+  const runDir = mkdtempSync(join(tmpdir(), 'focus-run-'));
+  process.env.TMPDIR = runDir;
   const pgUrl = process.env.TEST_DATABASE_URL;
   const redis = process.env.TEST_REDIS_URL;
   const lines = [
@@ -32,4 +40,5 @@ export default async function setup(): Promise<void> {
       await client.end();
     }
   }
+  return () => rmSync(runDir, { recursive: true, force: true });
 }
