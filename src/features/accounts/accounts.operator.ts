@@ -2,7 +2,7 @@ import type { Storage } from '../../storage/database.js';
 import { createPeopleRepository } from '../auth/auth.people.js';
 import { AdminInputError } from '../auth/auth.service.js';
 import { createOrgsService } from './accounts.orgs.js';
-import { PASSWORD_MAX, PASSWORD_MIN, hashPassword } from './accounts.passwords.js';
+import { PASSWORD_MAX, PASSWORD_MIN, hashPassword, passwordLengthOk } from './accounts.passwords.js';
 
 /**
  * What the operator does from the command line: invitations, and the way back in for a
@@ -15,15 +15,11 @@ export function createAccountsAdmin(storage: Storage) {
     ...createOrgsService(storage),
 
     async setPassword(handle: string, password: string): Promise<{ handle: string }> {
-      const length = [...password].length;
-      if (length < PASSWORD_MIN || length > PASSWORD_MAX) throw new AdminInputError(`the password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
+      if (!passwordLengthOk(password)) throw new AdminInputError(`the password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
       const user = await people.userByHandle(storage.db, handle);
       if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
       const passwordHash = await hashPassword(password);
-      await storage.transaction(async (trx) => {
-        await people.setPassword(trx, { userId: user.id, passwordHash });
-        await people.revokeSessions(trx, { userId: user.id, except: undefined, at: new Date().toISOString() });
-      });
+      await storage.transaction((trx) => people.replacePassword(trx, { userId: user.id, passwordHash, keep: undefined, at: new Date().toISOString() }));
       return { handle };
     },
   };

@@ -3,6 +3,8 @@ import { hash, verify } from '@node-rs/argon2';
 /** Contract section 12: at least 10 characters; the upper bound keeps one hash's cost bounded. */
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
+/** The length rule in characters (code points), as the schemas' minLength and maxLength count. */
+export const passwordLengthOk = (password: string): boolean => [...password].length >= PASSWORD_MIN && [...password].length <= PASSWORD_MAX;
 
 /*
  * argon2id (the library's default algorithm) with its default cost: 19 MiB, 2 passes, 1 lane,

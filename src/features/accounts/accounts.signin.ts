@@ -5,7 +5,7 @@ import type { FieldError } from '../../toolkit/errors.js';
 import { type AuthenticatedUser, isHandle } from '../auth/auth.caller.js';
 import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
 import { type AuthService, SESSION_LIFETIME_MS } from '../auth/auth.service.js';
-import { PASSWORD_MAX, PASSWORD_MIN, checkPassword, hashPassword } from './accounts.passwords.js';
+import { PASSWORD_MAX, PASSWORD_MIN, checkPassword, hashPassword, passwordLengthOk } from './accounts.passwords.js';
 import { hashSecret, inviteStatus, invitesRepository } from './accounts.repository.js';
 import { type SsoIdentity, SsoRefused } from './accounts.sso.js';
 import { type LoginThrottle, createLoginThrottle } from './accounts.throttle.js';
@@ -19,8 +19,7 @@ export interface AcceptBody {
 function newAccountErrors(body: AcceptBody): FieldError[] {
   const errors: FieldError[] = [];
   if (body.handle === undefined || !isHandle(body.handle)) errors.push({ path: '/handle', message: 'must be 1–64 characters of a-z 0-9 . _ -' });
-  const length = body.password === undefined ? 0 : [...body.password].length;
-  if (length < PASSWORD_MIN || length > PASSWORD_MAX) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
+  if (body.password === undefined || !passwordLengthOk(body.password)) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
   return errors;
 }
 
@@ -62,10 +61,7 @@ async function changePassword(
   throttle.succeeded(user.handle, address);
   const passwordHash = await hashPassword(body.new_password);
   const kept = user.credential?.kind === 'session' ? user.credential.id : undefined;
-  await storage.transaction(async (trx) => {
-    await people.setPassword(trx, { userId: user.id, passwordHash });
-    await people.revokeSessions(trx, { userId: user.id, except: kept, at: new Date().toISOString() });
-  });
+  await storage.transaction((trx) => people.replacePassword(trx, { userId: user.id, passwordHash, keep: kept, at: new Date().toISOString() }));
 }
 
 /** Sign-in, sign-out and accepting invitations: what makes and ends browser sessions (contract section 12). */

@@ -89,7 +89,7 @@ function membershipStatements(storage: Storage, changed: Changed) {
   };
 }
 
-/** Users: lookups, email and password. */
+/** Users: lookups and email. */
 function userStatements() {
   return {
     async userByHandle(db: Db, handle: string) {
@@ -115,9 +115,6 @@ function userStatements() {
       return row?.id;
     },
 
-    async setPassword(db: Db, q: { userId: number; passwordHash: string }): Promise<void> {
-      await db.updateTable('users').set({ password_hash: q.passwordHash }).where('id', '=', q.userId).execute();
-    },
   };
 }
 
@@ -137,10 +134,14 @@ function credentialStatements(changed: Changed) {
         .execute();
     },
 
-    /** Ends every browser session of the user but `except` (the one asking, if a browser): their password changed. */
-    async revokeSessions(db: Db, q: { userId: number; except: number | undefined; at: string }): Promise<void> {
+    /**
+     * A new password: every browser session of the user ends but `keep` (the one asking, if a
+     * browser); API tokens stay. Run in a transaction, so neither happens without the other.
+     */
+    async replacePassword(db: Db, q: { userId: number; passwordHash: string; keep: number | undefined; at: string }): Promise<void> {
+      await db.updateTable('users').set({ password_hash: q.passwordHash }).where('id', '=', q.userId).execute();
       let sessions = db.updateTable('tokens').set({ revoked_at: q.at }).where('user_id', '=', q.userId).where('kind', '=', 'session').where('revoked_at', 'is', null);
-      if (q.except !== undefined) sessions = sessions.where('id', '<>', q.except);
+      if (q.keep !== undefined) sessions = sessions.where('id', '<>', q.keep);
       await sessions.execute();
       await changed(db, `user:${q.userId}`);
     },
