@@ -13,15 +13,26 @@ export type Problem = Schemas['Problem'];
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'include' });
 
-/** What a failed request means to a person: the problem's detail, else its title, else the status. */
+/** What a failed request means to a person: its field errors as sentences, else its detail, title or status. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly problem: Partial<Problem> | undefined,
   ) {
-    const fields = problem?.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
-    super([problem?.detail ?? problem?.title ?? `The server answered ${status}`, fields].filter(Boolean).join(' — '));
+    const fields = problem?.errors?.map(fieldSentence).join(' ');
+    const summary = problem?.detail ?? problem?.title ?? `The server answered ${status}`;
+    // A 422's detail only counts the broken rules; its sentences say which.
+    super(fields && problem?.type?.endsWith('/validation-failed') ? fields : [summary, fields].filter(Boolean).join(' '));
   }
+}
+
+/** "/items/2/title" + "must be …" → "Title (item 3) must be …." A pointer is for programs, the field's name for people. */
+export function fieldSentence({ path, message }: { path: string; message: string }): string {
+  const steps = path.split('/').filter(Boolean);
+  const name = steps.filter((step) => !/^\d+$/.test(step)).at(-1)?.replace(/_/g, ' ') ?? 'The request';
+  const index = steps.findLast((step) => /^\d+$/.test(step));
+  const subject = name.charAt(0).toUpperCase() + name.slice(1) + (index === undefined ? '' : ` (item ${Number(index) + 1})`);
+  return `${subject} ${message}${/[.!?]$/.test(message) ? '' : '.'}`;
 }
 
 /** Unwraps `{ data }` of an openapi-fetch result, or throws the problem as an ApiError. */
