@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { HOST_OR_HTTP_URL_FORMAT, isHostOrHttpUrl } from '../../src/toolkit/web-address.js';
 import { beforeAll, expect, it } from 'vitest';
 import { WEB_PAGES } from '../../src/app/webapp.plugin.js';
+import { FEED_NAME_MAX, HANDLE_INPUT_PATTERN, PASSWORD_MAX, PASSWORD_MIN, SESSION_NAME_MAX, TASK_CONTEXT_MAX, TOKEN_NAME_MAX } from '../../web/src/rules.js';
 import { READ_ONLY_FIELDS } from '../../src/toolkit/schema-helpers.js';
 import { describeEachDialect, useTestApp } from '../helpers/harness.js';
 import { ROOT } from '../helpers/server-process.js';
@@ -232,6 +233,20 @@ describeEachDialect('OpenAPI document', (dialect) => {
   });
 
   const resolve = (schema: Schema): Schema => (schema.$ref === undefined ? schema : resolve(doc.components.schemas[schema.$ref.split('/').pop() as string] as Schema));
+
+  it('states the rules the web app checks before sending (web/src/rules.ts)', () => {
+    const props = (name: string) => resolve(doc.components.schemas[name] as Schema).properties ?? {};
+    for (const password of [props('ChangePasswordBody').new_password, props('AcceptInviteBody').password]) {
+      expect(password).toMatchObject({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX });
+    }
+    const server = new RegExp(String(props('AcceptInviteBody').handle?.pattern));
+    const form = new RegExp(`^(?:${HANDLE_INPUT_PATTERN})$`, 'v');
+    for (const handle of ['dana', 'a.b_c-9', 'x'.repeat(64), 'x'.repeat(65), '', 'Dana', 'da na', 'dä', 'a/b']) {
+      expect(form.test(handle), handle).toBe(server.test(handle));
+    }
+    const texts: [string, string, number][] = [['SessionCreate', 'name', SESSION_NAME_MAX], ['TaskCreate', 'context', TASK_CONTEXT_MAX], ['CalendarFeedCreate', 'name', FEED_NAME_MAX], ['CreateTokenBody', 'name', TOKEN_NAME_MAX]];
+    for (const [body, field, max] of texts) expect(props(body)[field]?.['x-message'], `${body}.${field}`).toMatch(new RegExp(`^must be 1–${max} characters`));
+  });
 
   it('keeps read-only fields and defaults out of request bodies, naming the ignored fields there (plain code generation)', () => {
     const ignored = (name: string) => /Read-only fields sent anyway are ignored: (.*)\.$/.exec(doc.components.schemas[name]?.description as string)?.[1]?.split(', ');

@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
 import { people, singleSignOnStart } from '../api.people.js';
 import { navigate } from '../router.js';
+import { HANDLE_INPUT_PATTERN, PASSWORD_MAX, PASSWORD_MIN } from '../rules.js';
 import { useSigned } from '../session.context.js';
 import { dateTimeIn } from '../time.js';
 import { Notice, useAction, useLoad } from '../ui.js';
 
 /**
- * An invitation link: a new person chooses a handle and a password (at least 10
- * characters); someone already signed in just joins the org.
+ * An invitation link: a new person chooses a handle and a password; someone already signed in just joins the org.
  */
 export function Invite({ secret }: { secret: string }) {
   const { me, refresh } = useSigned();
@@ -51,14 +51,14 @@ export function Invite({ secret }: { secret: string }) {
             <p>You are signed in as {me.handle}: accepting adds this team to your account.</p>
           ) : (
             <>
-              <p>Choose the handle others will see and a password of at least 10 characters.</p>
+              <p>Choose the handle others will see and a password of at least {PASSWORD_MIN} characters.</p>
               <label for="handle">Handle</label>
-              <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern="[a-z0-9._\-]{1,64}" aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
+              <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern={HANDLE_INPUT_PATTERN} aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
               <p id="handle-rule" class="hint">
                 1 to 64 characters: lowercase letters, digits, dot, underscore or hyphen.
               </p>
               <label for="password">Password</label>
-              <input id="password" type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+              <input id="password" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
             </>
           )}
           <button type="submit" disabled={busy}>

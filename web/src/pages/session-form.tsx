@@ -1,6 +1,7 @@
 import type { Schemas, Session } from '../api.js';
 import { timeZones, to12h, to24h } from '../time.js';
 import { FocusFields, type FocusValues, focusBody, focusValues } from './session-focus.js';
+import { SESSION_NAME_MAX } from '../rules.js';
 
 export type Repeat = 'none' | 'daily' | 'weekly' | 'monthly';
 
@@ -75,7 +76,7 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, home }: { 
   return (
     <div class="fields">
       <label for="f-name">Name</label>
-      <input id="f-name" required maxLength={200} value={values.name} onInput={(e) => change({ name: e.currentTarget.value })} />
+      <input id="f-name" required maxLength={SESSION_NAME_MAX} value={values.name} onInput={(e) => change({ name: e.currentTarget.value })} />
       <div class="pair">
         <div>
           <label for="f-date">Date</label>

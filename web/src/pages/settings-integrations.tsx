@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Schemas, api, must } from '../api.js';
 import { Copyable, Loading, Notice, Section, useAction, useLoad } from '../ui.js';
+import { FEED_NAME_MAX } from '../rules.js';
 
 /** The `webcal://` form of a feed's address, which calendar apps subscribe to in one click. */
 export function webcalOf(url: string): string {
@@ -53,7 +54,7 @@ export function Feeds() {
       )}
       <form class="row" onSubmit={create}>
         <label for="feed-name">Feed name</label>
-        <input id="feed-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="feed-name" maxLength={FEED_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
           Create feed
         </button>

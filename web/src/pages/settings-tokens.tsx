@@ -3,6 +3,7 @@ import { type ConnectedApp, type PersonalToken, SCOPES, SCOPE_WORDS, people } fr
 import { useMe } from '../session.context.js';
 import { dateTimeIn } from '../time.js';
 import { Copyable, Loading, Notice, Section, useAction, useLoad } from '../ui.js';
+import { TOKEN_NAME_MAX } from '../rules.js';
 
 type Listed = { id: number; label: string; scopes: string[] | null; last_used_at: string | null };
 
@@ -72,7 +73,7 @@ export function Tokens() {
         {shown && <Copyable label="New token" value={shown} />}
         <form class="stack" onSubmit={issue}>
           <label for="token-name">Token name</label>
-          <input id="token-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input id="token-name" required maxLength={TOKEN_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <fieldset>
             <legend>Scopes</legend>
             <div class="checks">

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
 import { people } from '../api.people.js';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../rules.js';
 import { useMe, useSigned } from '../session.context.js';
 import { timeZones } from '../time.js';
 import { Notice, Section, useAction } from '../ui.js';
@@ -79,9 +80,9 @@ function Password() {
         <label for="current-password">Current password</label>
         <input id="current-password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
         <label for="new-password">New password</label>
-        <input id="new-password" type="password" autoComplete="new-password" required minLength={10} maxLength={256} aria-describedby="new-password-hint" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+        <input id="new-password" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} aria-describedby="new-password-hint" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
         <p id="new-password-hint" class="hint">
-          At least 10 characters.
+          At least {PASSWORD_MIN} characters.
         </p>
         <button type="submit" disabled={busy}>
           Change password

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type Task, api, must } from '../api.js';
 import { Loading, Notice, Section, useAction, useLoad } from '../ui.js';
+import { TASK_CONTEXT_MAX } from '../rules.js';
 
 /** The person's own tasks committed to a session: add, tick off, remove. */
 export function Tasks({ sessionId }: { sessionId: number }) {
@@ -49,7 +50,7 @@ export function Tasks({ sessionId }: { sessionId: number }) {
         <label for="new-task" class="sr-only">
           New task
         </label>
-        <input id="new-task" required maxLength={2000} placeholder="What will you do?" value={context} onInput={(e) => setContext(e.currentTarget.value)} />
+        <input id="new-task" required maxLength={TASK_CONTEXT_MAX} placeholder="What will you do?" value={context} onInput={(e) => setContext(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
           Add task
         </button>
