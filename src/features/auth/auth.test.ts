@@ -1,6 +1,7 @@
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
+import { StatementCapture } from '../../../test/helpers/statements.js';
 import { Client, describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
-import { AUTH_CACHE_TTL_MS, createAuthRepository } from './auth.repository.js';
+import { AUTH_CACHE_TTL_MS, AUTH_CHANNEL, createAuthRepository } from './auth.repository.js';
 import { openStorage } from '../../storage/database.js';
 import { createAuthService } from './auth.service.js';
 import { generateToken, hashToken } from './auth.token.js';
@@ -146,6 +147,33 @@ describeEachDialect('bearer tokens over HTTP', (dialect) => {
     for (let i = 0; i < 3; i++) expect((await carol.get(ME)).status).toBe(200);
     await createAuthService(t.storage).revokeToken(carol.tokenId);
     expect((await carol.get(ME)).status).toBe(401);
+  });
+
+  it('lookups of a token arriving while it is read share that read; one begun after a change reads again', async () => {
+    const dave = await t.user('dave-shared', [5]);
+    const capture = new StatementCapture();
+    const spied = openStorage({ databaseUrl: t.url }, { plugins: [capture] });
+    try {
+      // PostgreSQL tells versions once it listens; until then every lookup reads.
+      await vi.waitFor(() => expect(spied.signals.version(AUTH_CHANNEL)).toBeDefined());
+      const repo = createAuthRepository(spied);
+      const hash = hashToken(String(dave.token));
+      const reads = () => capture.compiled(spied.db).filter((q) => /from "tokens"/.test(q.sql)).length;
+      const found = await Promise.all(Array.from({ length: 20 }, () => repo.findToken(hash)));
+      expect(new Set(found.map((f) => f?.tokenId))).toEqual(new Set([dave.tokenId]));
+      expect(reads()).toBe(1);
+      if (dialect !== 'sqlite') return; // a signal moves PostgreSQL's version only when it comes back
+      capture.reset();
+      const fresh = createAuthRepository(spied);
+      const first = fresh.findToken(hash);
+      const joined = fresh.findToken(hash);
+      await spied.signals.publish(spied.db, AUTH_CHANNEL);
+      const after = fresh.findToken(hash);
+      await Promise.all([first, joined, after]);
+      expect(reads()).toBe(2);
+    } finally {
+      await spied.close();
+    }
   });
 
   it('a token issued with a ttl stops working once it expires', async () => {
