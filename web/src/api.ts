@@ -27,7 +27,7 @@ export class ApiError extends Error {
 }
 
 /** "/items/2/title" + "must be …" → "Title (item 3) must be …." A pointer is for programs, the field's name for people. */
-export function fieldSentence({ path, message }: { path: string; message: string }): string {
+function fieldSentence({ path, message }: { path: string; message: string }): string {
   const steps = path.split('/').filter(Boolean);
   const name = steps.filter((step) => !/^\d+$/.test(step)).at(-1)?.replace(/_/g, ' ') ?? 'The request';
   const index = steps.findLast((step) => /^\d+$/.test(step));
