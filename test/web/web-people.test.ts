@@ -120,6 +120,13 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await bobPage.goto(`${web.server.url}/settings`);
     await expect.poll(() => bobPage.getByText('Desk blocker').count(), { timeout: 10_000 }).toBeGreaterThan(0);
 
+    // bob is also signed in on another computer, looking at his statistics.
+    const elsewhere = await isolatedContext(web.browser, web.server.url);
+    const otherPage = await elsewhere.context.newPage();
+    await signIn(otherPage, web.server.url, 'bob', 'bobs long password');
+    await otherPage.getByRole('link', { name: 'Statistics', exact: true }).click();
+    await expect.poll(() => otherPage.getByRole('heading', { level: 1 }).textContent()).toMatch(/statistics/i);
+
     // bob changes his password: a wrong current one is refused at its field; then the new one signs in and the old no longer.
     await bobPage.getByLabel('Current password').fill('not bobs password');
     await bobPage.getByLabel('New password').fill('bobs newer password');
@@ -134,6 +141,20 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
       (await fetch(`${web.server.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'bob', password }) })).status;
     expect(await signInWith('bobs long password')).toBe(401);
     expect(await signInWith('bobs newer password')).toBe(204);
+
+    // That session has ended: its next request leads to sign-in, which says why and returns to the page.
+    await otherPage.getByRole('link', { name: 'Settings', exact: true }).click();
+    await expect.poll(() => new URL(otherPage.url()).pathname).toBe('/sign-in');
+    expect(new URL(otherPage.url()).searchParams.get('next')).toBe('/settings');
+    await expect.poll(() => otherPage.getByRole('status').filter({ hasText: 'Your session has ended' }).count()).toBe(1);
+    await checkPage(otherPage, 'sign-in after the session ended');
+    await otherPage.getByLabel('Handle').fill('bob');
+    await otherPage.getByLabel('Password').fill('bobs newer password');
+    await button(otherPage, 'Sign in').click();
+    await expect.poll(() => new URL(otherPage.url()).pathname).toBe('/settings');
+    await expect.poll(() => otherPage.getByRole('status').filter({ hasText: 'Your session has ended' }).count()).toBe(0);
+    expect(elsewhere.refused).toEqual([]);
+    await elsewhere.context.close();
     expect(bob.refused).toEqual([]);
     await bob.context.close();
   }, 120_000);

@@ -13,6 +13,22 @@ export type Problem = Schemas['Problem'];
 
 export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'include' });
 
+const signedOutListeners = new Set<() => void>();
+/**
+ * Calls `fn` whenever a request is refused with 401: the browser session has ended (signed out
+ * elsewhere, a new password). Not for the two requests whose 401 is an answer, not a loss: `GET /me`
+ * (who is signed in?) and a sign-in with a wrong password.
+ */
+export function whenSignedOut(fn: () => void): () => void {
+  signedOutListeners.add(fn);
+  return () => signedOutListeners.delete(fn);
+}
+api.use({
+  onResponse({ response, schemaPath }) {
+    if (response.status === 401 && schemaPath !== '/api/v1/me' && schemaPath !== '/auth/login') for (const fn of signedOutListeners) fn();
+  },
+});
+
 /** What a failed request means to a person: its field errors as sentences, else its detail, title or status. */
 export class ApiError extends Error {
   constructor(

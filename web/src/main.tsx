@@ -1,6 +1,6 @@
 import { render } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { type Me, api } from './api.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type Me, api, whenSignedOut } from './api.js';
 import { Layout } from './layout.js';
 import { Device } from './pages/device.js';
 import { Invite } from './pages/invite.js';
@@ -50,6 +50,20 @@ function App() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+  // A session that ends while the app is open (a new password, signed out elsewhere) leads to
+  // sign-in, which says why and comes back here; a refused sign-in, with nobody signed in, does not.
+  const signedIn = useRef(false);
+  signedIn.current = Boolean(me);
+  useEffect(
+    () =>
+      whenSignedOut(() => {
+        if (!signedIn.current) return;
+        signedIn.current = false;
+        setMe(null);
+        navigate(`/sign-in?ended=1&next=${encodeURIComponent(window.location.pathname + window.location.search)}`, true);
+      }),
+    [],
+  );
 
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const open = PUBLIC.some((p) => p.test(path));

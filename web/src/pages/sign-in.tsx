@@ -17,7 +17,9 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const { busy, message, run } = useAction();
   const sso = useLoad(() => people.singleSignOn(), 'sso');
-  const ssoFailed = new URL(window.location.href).searchParams.get('error') === 'sso';
+  const params = new URL(window.location.href).searchParams;
+  const ssoFailed = params.get('error') === 'sso';
+  const ended = params.get('ended') === '1';
   const submit = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -36,6 +38,11 @@ export function SignIn() {
     <div class="narrow">
       <h1 tabIndex={-1}>Sign in to Focus</h1>
       {me && <p>You are signed in as {me.handle}.</p>}
+      {ended && !me && (
+        <p role="status" class="notice">
+          Your session has ended (signed out elsewhere, or the password changed). Sign in again to go on where you were.
+        </p>
+      )}
       {ssoFailed && (
         <p role="alert" class="notice error">
           Single sign-on did not sign you in: your account may not be set up for it. Ask an admin of your team.
