@@ -3206,7 +3206,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthStatus"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3418,7 +3418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3477,7 +3477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3590,7 +3590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3715,7 +3715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3776,7 +3776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3862,7 +3862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -3921,7 +3921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4002,7 +4002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4076,7 +4076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4190,7 +4190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4297,7 +4297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4443,7 +4443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4553,7 +4553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4746,7 +4746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4881,7 +4881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -4981,7 +4981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5107,7 +5107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5233,7 +5233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5359,7 +5359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5454,7 +5454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5588,7 +5588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5720,7 +5720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5827,7 +5827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -5975,7 +5975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6080,7 +6080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6183,7 +6183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6257,7 +6257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6390,7 +6390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6480,7 +6480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6554,7 +6554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6628,7 +6628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6721,7 +6721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6832,7 +6832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -6936,7 +6936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7071,7 +7071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7178,7 +7178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7282,7 +7282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7400,7 +7400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7560,7 +7560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7646,7 +7646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7791,7 +7791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7893,7 +7893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -7979,7 +7979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8081,7 +8081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8205,7 +8205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8305,7 +8305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8459,7 +8459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8613,7 +8613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8704,7 +8704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8837,7 +8837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -8929,7 +8929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9019,7 +9019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9151,7 +9151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9273,7 +9273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9395,7 +9395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9504,7 +9504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
@@ -9596,7 +9596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Database unavailable; retry. */
+            /** @description Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After. */
             503: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];

@@ -149,7 +149,7 @@ export const PROBLEMS = {
   unavailable: {
     status: 503,
     title: 'Service unavailable',
-    when: 'The database does not answer, or the server is shutting down.',
+    when: 'The database does not answer, the server is shutting down, or too many sign-ins wait for their password check.',
     todo: 'Retry after `Retry-After` seconds.',
   },
 } as const satisfies Record<string, ProblemKind>;

@@ -55,7 +55,7 @@ export const problems = {
       '(at most 100, in document order; `detail` gives the total). Or `idempotency-key-reused`: the Idempotency-Key was used for another request.',
   ),
   429: describe('Rate limited; see Retry-After.'),
-  503: describe('Database unavailable; retry.'),
+  503: describe('Unavailable for a moment (the database, or too many password checks waiting); retry after Retry-After.'),
 } as const;
 
 type Code = keyof typeof problems;
