@@ -155,6 +155,19 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await expect.poll(() => otherPage.getByRole('status').filter({ hasText: 'Your session has ended' }).count()).toBe(0);
     expect(elsewhere.refused).toEqual([]);
     await elsewhere.context.close();
+
+    // `next` leads only within the app: a path that browsers read as another host leads to the week instead.
+    for (const next of ['//elsewhere.example/x', '/\\elsewhere.example/x', 'https://elsewhere.example/']) {
+      const stranger = await isolatedContext(web.browser, web.server.url);
+      const page = await stranger.context.newPage();
+      await page.goto(`${web.server.url}/sign-in?next=${encodeURIComponent(next)}`);
+      await page.getByLabel('Handle', { exact: true }).fill('bob');
+      await page.getByLabel('Password', { exact: true }).fill('bobs newer password');
+      await button(page, 'Sign in').click();
+      await expect.poll(() => page.url(), { message: next }).toBe(`${web.server.url}/week`);
+      expect(stranger.refused).toEqual([]);
+      await stranger.context.close();
+    }
     expect(bob.refused).toEqual([]);
     await bob.context.close();
   }, 120_000);

@@ -5,10 +5,11 @@ import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
 import { Notice, useAction, useLoad } from '../ui.js';
 
-/** Only app paths are followed after signing in, never another site. */
+/** Only app paths are followed after signing in, never another site (`//host`, or `/\host`, which browsers read alike). */
 export function nextPath(): string {
   const next = new URL(window.location.href).searchParams.get('next') ?? '/week';
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/week';
+  const url = new URL(next, window.location.origin);
+  return next.startsWith('/') && url.origin === window.location.origin ? url.pathname + url.search : '/week';
 }
 
 export function SignIn() {
