@@ -70,7 +70,10 @@ describe('a flood of sign-ins from many addresses [sqlite]', () => {
     };
     const flooders = Array.from({ length: 16 }, flooder);
     await sleep(500);
-    const during = percentile(await victimFor(5_000), 0.5);
+    // The best of three windows: a neighbour's burst (other suites share the machine) spoils one, the flood all three.
+    const windows: number[] = [];
+    for (let i = 0; i < 3; i++) windows.push(percentile(await victimFor(1_700), 0.5));
+    const during = Math.min(...windows);
     stop = true;
     await Promise.all(flooders);
     // The machine's own pace, before and after (other suites may share it): the slower of the two.
@@ -78,8 +81,8 @@ describe('a flood of sign-ins from many addresses [sqlite]', () => {
     // Each address is new: no 429; every attempt was checked and refused (or, past the line, told to come back).
     expect([...statuses.keys()].every((s) => s === 401 || s === 503), JSON.stringify([...statuses])).toBe(true);
     expect(statuses.get(401) ?? 0).toBeGreaterThan(50);
-    // Unbounded, the victim's p50 more than tripled (3.8 → 12.7 ms); bounded, it stayed (2.7 → 2.4 ms).
-    expect(during, `victim p50 alone ${alone.toFixed(1)} ms, during the flood ${during.toFixed(1)} ms`).toBeLessThan(alone * 2 + 3);
+    // Unbounded, the victim's p50 about tripled (3.3–3.7 → best windows 9.2–9.9 ms); bounded, it stays (3.8–3.9 → 3.2–3.5 ms).
+    expect(during, `victim p50 alone ${alone.toFixed(1)} ms, during the flood ${windows.map((w) => w.toFixed(1)).join(', ')} ms`).toBeLessThan(alone * 1.5 + 2);
   }, 60_000);
 
   it(`answers 503 with Retry-After past a line of ${HASHING_WAITING}, and the right password still signs in`, async () => {
