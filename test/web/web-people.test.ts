@@ -132,10 +132,14 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await bobPage.getByLabel('New password').fill('bobs newer password');
     await button(bobPage, 'Change password').click();
     await expect.poll(() => bobPage.getByRole('alert').filter({ hasText: 'Current password is not your password.' }).count()).toBe(1);
+    // The field the server named is marked (aria-invalid, a red border); the other is not.
+    expect(await bobPage.getByLabel('Current password').getAttribute('aria-invalid')).toBe('true');
+    expect(await bobPage.getByLabel('New password').getAttribute('aria-invalid')).toBeNull();
     await bobPage.getByLabel('Current password').fill('bobs long password');
     await button(bobPage, 'Change password').click();
     await expect.poll(() => bobPage.getByRole('status').filter({ hasText: 'Password changed.' }).count()).toBe(1);
     expect(await bobPage.getByLabel('Current password').inputValue()).toBe('');
+    expect(await bobPage.getByLabel('Current password').getAttribute('aria-invalid')).toBeNull();
     await checkPage(bobPage, 'settings after a password change');
     const signInWith = async (password: string) =>
       (await fetch(`${web.server.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ handle: 'bob', password }) })).status;

@@ -40,6 +40,11 @@ export class ApiError extends Error {
     // A 422's detail only counts the broken rules; its sentences say which.
     super(fields && problem?.type?.endsWith('/validation-failed') ? fields : [summary, fields].filter(Boolean).join(' '));
   }
+
+  /** The body's top-level fields the errors are about (`/items/2/title` → `items`). */
+  get fields(): string[] {
+    return (this.problem?.errors ?? []).map((e) => e.path.split('/')[1] ?? '').filter(Boolean);
+  }
 }
 
 /** "/items/2/title" + "must be …" → "Title (item 3) must be …." A pointer is for programs, the field's name for people. */

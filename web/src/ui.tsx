@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { messageOf } from './api.js';
+import { ApiError, messageOf } from './api.js';
 
 /** Data loaded once per `key`, with `reload` after a change and the error as text. */
 export function useLoad<T>(load: () => Promise<T>, key: string) {
@@ -21,23 +21,30 @@ export function useLoad<T>(load: () => Promise<T>, key: string) {
   return { ...state, reload };
 }
 
-/** Runs an action, keeping its error (or its success message) for an aria-live region. */
+/**
+ * Runs an action, keeping its error (or its success message) for an aria-live region, and the
+ * body fields a 422 named: `invalid('name')` for an input's aria-invalid (and its red border).
+ */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const [fields, setFields] = useState<readonly string[]>([]);
   const run = useCallback(async (action: () => Promise<string | void>) => {
     setBusy(true);
     setMessage(null);
+    setFields([]);
     try {
       const done = await action();
       if (done) setMessage({ text: done, error: false });
     } catch (error) {
       setMessage({ text: messageOf(error), error: true });
+      if (error instanceof ApiError) setFields(error.fields);
     } finally {
       setBusy(false);
     }
   }, []);
-  return { busy, message, run };
+  const invalid = (field: string): true | undefined => (fields.includes(field) ? true : undefined);
+  return { busy, message, run, invalid };
 }
 
 /** Where results and errors of an action are announced. */

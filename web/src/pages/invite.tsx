@@ -13,7 +13,7 @@ export function Invite({ secret }: { secret: string }) {
   const { me, refresh } = useSigned();
   const [handle, setHandle] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const preview = useLoad(() => people.previewInvite(secret), `invite ${secret}`);
   const sso = useLoad(() => people.singleSignOn(), 'sso');
   const submit = (event: Event) => {
@@ -53,12 +53,12 @@ export function Invite({ secret }: { secret: string }) {
             <>
               <p>Choose the handle others will see and a password of at least {PASSWORD_MIN} characters.</p>
               <label for="handle">Handle</label>
-              <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern={HANDLE_INPUT_PATTERN} aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
+              <input id="handle" autoComplete="username" autoCapitalize="none" spellcheck={false} required pattern={HANDLE_INPUT_PATTERN} aria-invalid={invalid('handle')} aria-describedby="handle-rule" value={handle} onInput={(e) => setHandle(e.currentTarget.value)} />
               <p id="handle-rule" class="hint">
                 1 to 64 characters: lowercase letters, digits, dot, underscore or hyphen.
               </p>
               <label for="password">Password</label>
-              <input id="password" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+              <input id="password" type="password" autoComplete="new-password" required aria-invalid={invalid('password')} minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
             </>
           )}
           <button type="submit" disabled={busy}>

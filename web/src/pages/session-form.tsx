@@ -67,31 +67,34 @@ export function createBody(values: FormValues): Schemas['SessionCreate'] {
 }
 
 type Change = (patch: Partial<FormValues>) => void;
+/** Whether the last answer named this body field (useAction's `invalid`). */
+type Invalid = (field: string) => true | undefined;
 
 /** The form's fields; `occurrenceOnly` hides what one occurrence cannot change (contract section 10). */
-export function SessionFields({ values, change, orgs, occurrenceOnly, home }: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean; home: string }) {
+export function SessionFields(props: { values: FormValues; change: Change; orgs: number[]; occurrenceOnly: boolean; home: string; invalid: Invalid }) {
+  const { values, change, orgs, occurrenceOnly, home, invalid } = props;
   // The page shows instants in the home zone; these inputs are the session's local date and time, so they say which zone.
   const zone = values.timezone;
   const zoneHint = zone === home ? `Date and time in your home time zone, ${home}.` : `Date and time in the session's time zone, ${zone} (your home time zone is ${home}).`;
   return (
     <div class="fields">
       <label for="f-name">Name</label>
-      <input id="f-name" required maxLength={SESSION_NAME_MAX} value={values.name} onInput={(e) => change({ name: e.currentTarget.value })} />
+      <input id="f-name" required aria-invalid={invalid('name')} maxLength={SESSION_NAME_MAX} value={values.name} onInput={(e) => change({ name: e.currentTarget.value })} />
       <div class="pair">
         <div>
           <label for="f-date">Date</label>
-          <input id="f-date" type="date" required aria-describedby="f-zone" value={values.date} onInput={(e) => change({ date: e.currentTarget.value })} />
+          <input id="f-date" type="date" required aria-invalid={invalid('schedule') ?? invalid('recurring_start')} aria-describedby="f-zone" value={values.date} onInput={(e) => change({ date: e.currentTarget.value })} />
         </div>
         <div>
           <label for="f-time">Time</label>
-          <input id="f-time" type="time" required aria-describedby="f-zone" value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
+          <input id="f-time" type="time" required aria-invalid={invalid('time')} aria-describedby="f-zone" value={values.time} onInput={(e) => change({ time: e.currentTarget.value })} />
         </div>
       </div>
       {/* A series keeps one zone; one occurrence cannot have its own (contract section 10). */}
       {!occurrenceOnly && (
         <>
           <label for="f-tz">Time zone</label>
-          <select id="f-tz" aria-describedby="f-zone" value={zone} onChange={(e) => change({ timezone: e.currentTarget.value })}>
+          <select id="f-tz" aria-invalid={invalid('timezone')} aria-describedby="f-zone" value={zone} onChange={(e) => change({ timezone: e.currentTarget.value })}>
             {timeZones(zone, home).map((z) => (
               <option key={z} value={z}>
                 {z}
@@ -104,25 +107,25 @@ export function SessionFields({ values, change, orgs, occurrenceOnly, home }: { 
         {zoneHint}
       </p>
       <label for="f-duration">Duration in minutes</label>
-      <input id="f-duration" type="number" min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
-      {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} />}
+      <input id="f-duration" type="number" aria-invalid={invalid('duration')} min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
+      {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} invalid={invalid} />}
       <FocusFields values={values.focus} change={(patch) => change({ focus: { ...values.focus, ...patch } })} />
     </div>
   );
 }
 
-function SeriesFields({ values, change, orgs }: { values: FormValues; change: Change; orgs: number[] }) {
+function SeriesFields({ values, change, orgs, invalid }: { values: FormValues; change: Change; orgs: number[]; invalid: Invalid }) {
   return (
     <>
       <label for="f-type">Type</label>
-      <select id="f-type" value={values.type} onChange={(e) => change({ type: e.currentTarget.value as FormValues['type'] })}>
+      <select id="f-type" aria-invalid={invalid('type')} value={values.type} onChange={(e) => change({ type: e.currentTarget.value as FormValues['type'] })}>
         <option value="standard">Standard</option>
         <option value="drop-in">Drop-in</option>
       </select>
       {orgs.length > 1 && (
         <>
           <label for="f-org">Team</label>
-          <select id="f-org" value={values.org_id} onChange={(e) => change({ org_id: Number(e.currentTarget.value) })}>
+          <select id="f-org" aria-invalid={invalid('org_id')} value={values.org_id} onChange={(e) => change({ org_id: Number(e.currentTarget.value) })}>
             {orgs.map((org) => (
               <option key={org} value={org}>
                 Org {org}
@@ -144,7 +147,7 @@ function SeriesFields({ values, change, orgs }: { values: FormValues; change: Ch
       {values.repeat !== 'none' && (
         <>
           <label for="f-until">Ends on (optional)</label>
-          <input id="f-until" type="date" min={values.date} value={values.until} onInput={(e) => change({ until: e.currentTarget.value })} />
+          <input id="f-until" type="date" aria-invalid={invalid('recurring_ends')} min={values.date} value={values.until} onInput={(e) => change({ until: e.currentTarget.value })} />
         </>
       )}
     </>

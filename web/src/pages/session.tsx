@@ -37,7 +37,7 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
   const me = useMe();
   const [values, setValues] = useState<FormValues>(() => initialValues(session, date, me.org_ids, me.timezone));
   const [scope, setScope] = useState<Scope>('occurrence');
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const series = session?.is_recurring === 1;
   const mine = session === null || session.created_by === me.handle;
   useEffect(() => setValues(initialValues(session, date, me.org_ids, me.timezone)), [session, date, me.org_ids, me.timezone]);
@@ -83,7 +83,7 @@ function SessionEditor({ session, date, reload }: { session: Loaded | null; date
       {session && <Participation session={session} date={date} series={series} reload={reload} />}
       {mine ? (
         <form class="card stack" onSubmit={save} aria-label={session ? 'Edit session' : 'New session'}>
-          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} home={me.timezone} />
+          <SessionFields values={values} change={change} orgs={me.org_ids} occurrenceOnly={series && scope === 'occurrence'} home={me.timezone} invalid={invalid} />
           {series && <ApplyTo scope={scope} change={setScope} name="apply-to" />}
           <div class="row">
             <button type="submit" disabled={busy}>

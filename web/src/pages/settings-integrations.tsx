@@ -12,7 +12,7 @@ export function Feeds() {
   const feeds = useLoad(async () => must(await api.GET('/api/v1/calendar-feeds')), 'feeds');
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ url: string; webcal: string } | null>(null);
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const create = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -54,7 +54,7 @@ export function Feeds() {
       )}
       <form class="row" onSubmit={create}>
         <label for="feed-name">Feed name</label>
-        <input id="feed-name" maxLength={FEED_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="feed-name" aria-invalid={invalid('name')} maxLength={FEED_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
           Create feed
         </button>

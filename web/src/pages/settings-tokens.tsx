@@ -42,7 +42,7 @@ export function Tokens() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<string>>(new Set(['sessions:read', 'me:read']));
   const [shown, setShown] = useState<string | null>(null);
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const issue = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -73,7 +73,7 @@ export function Tokens() {
         {shown && <Copyable label="New token" value={shown} />}
         <form class="stack" onSubmit={issue}>
           <label for="token-name">Token name</label>
-          <input id="token-name" required maxLength={TOKEN_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input id="token-name" required aria-invalid={invalid('name')} maxLength={TOKEN_NAME_MAX} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <fieldset>
             <legend>Scopes</legend>
             <div class="checks">

@@ -64,7 +64,7 @@ function Profile() {
 function Password() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const save = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -78,9 +78,9 @@ function Password() {
     <Section title="Password">
       <form class="stack" onSubmit={save}>
         <label for="current-password">Current password</label>
-        <input id="current-password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+        <input id="current-password" type="password" autoComplete="current-password" required aria-invalid={invalid('current_password')} value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
         <label for="new-password">New password</label>
-        <input id="new-password" type="password" autoComplete="new-password" required minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} aria-describedby="new-password-hint" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+        <input id="new-password" type="password" autoComplete="new-password" required aria-invalid={invalid('new_password')} minLength={PASSWORD_MIN} maxLength={PASSWORD_MAX} aria-describedby="new-password-hint" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
         <p id="new-password-hint" class="hint">
           At least {PASSWORD_MIN} characters.
         </p>

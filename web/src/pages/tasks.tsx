@@ -7,7 +7,7 @@ import { TASK_CONTEXT_MAX } from '../rules.js';
 export function Tasks({ sessionId }: { sessionId: number }) {
   const tasks = useLoad(async () => must(await api.GET('/api/v1/tasks', { params: { query: { session_id: sessionId } } })), `tasks ${sessionId}`);
   const [context, setContext] = useState('');
-  const { busy, message, run } = useAction();
+  const { busy, message, run, invalid } = useAction();
   const add = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -50,7 +50,7 @@ export function Tasks({ sessionId }: { sessionId: number }) {
         <label for="new-task" class="sr-only">
           New task
         </label>
-        <input id="new-task" required maxLength={TASK_CONTEXT_MAX} placeholder="What will you do?" value={context} onInput={(e) => setContext(e.currentTarget.value)} />
+        <input id="new-task" required aria-invalid={invalid('context')} maxLength={TASK_CONTEXT_MAX} placeholder="What will you do?" value={context} onInput={(e) => setContext(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
           Add task
         </button>
