@@ -4,7 +4,7 @@ import { createAuthService } from '../../src/features/auth/auth.service.js';
 import { openStorage } from '../../src/storage/database.js';
 import { parseFeed } from '../../src/features/calendar/calendar.test-helpers.js';
 import { DIALECTS, type TestDatabase, createTestDatabase } from '../helpers/harness.js';
-import { seedUsers, sleep } from '../helpers/raw-http.js';
+import { percentile, seedUsers, sleep } from '../helpers/raw-http.js';
 import { type ServerProcess, buildOnce, startServer } from '../helpers/server-process.js';
 
 /*
@@ -38,7 +38,6 @@ const RATE_LIMIT = 30;
  */
 const FIRST_FETCH_SERVER_MS = 1_000;
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
 for (const dialect of DIALECTS) {
   describe(`a calendar feed of ${ZONES.length} zones dated 1996 [${dialect}]`, () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HASHING_WAITING } from '../../src/features/accounts/accounts.passwords.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/harness.js';
-import { seedUsers, sleep } from '../helpers/raw-http.js';
+import { percentile, seedUsers, sleep } from '../helpers/raw-http.js';
 import { type ServerProcess, buildOnce, focusBinWithInput, startServer } from '../helpers/server-process.js';
 
 /*
@@ -15,7 +15,6 @@ import { type ServerProcess, buildOnce, focusBinWithInput, startServer } from '.
 beforeAll(buildOnce, 180_000);
 
 const CAROL_PASSWORD = 'carols good password';
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
 describe('a flood of sign-ins from many addresses [sqlite]', () => {
   let database: TestDatabase;

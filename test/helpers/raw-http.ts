@@ -100,3 +100,6 @@ export async function seedUsers(url: string, handles: string[]): Promise<Record<
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The value at fraction `p` (0.5: the median) of `values`; 0 when there are none. */
+export const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;

@@ -2,7 +2,7 @@ import type { Storage } from '../../storage/database.js';
 import { createPeopleRepository } from '../auth/auth.people.js';
 import { AdminInputError } from '../auth/auth.service.js';
 import { createOrgsService } from './accounts.orgs.js';
-import { PASSWORD_MAX, PASSWORD_MIN, hashPassword, passwordLengthOk } from './accounts.passwords.js';
+import { PASSWORD_LENGTH_RULE, hashPassword, passwordLengthOk } from './accounts.passwords.js';
 
 /**
  * What the operator does from the command line: invitations, and the way back in for a
@@ -15,7 +15,7 @@ export function createAccountsAdmin(storage: Storage) {
     ...createOrgsService(storage),
 
     async setPassword(handle: string, password: string): Promise<{ handle: string }> {
-      if (!passwordLengthOk(password)) throw new AdminInputError(`the password must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`);
+      if (!passwordLengthOk(password)) throw new AdminInputError(`the password ${PASSWORD_LENGTH_RULE}`);
       const user = await people.userByHandle(storage.db, handle);
       if (user === undefined) throw new AdminInputError(`no user with handle ${handle}`);
       const passwordHash = await hashPassword(password);

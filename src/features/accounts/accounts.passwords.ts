@@ -7,6 +7,8 @@ export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 256;
 /** The length rule in characters (code points), as the schemas' minLength and maxLength count. */
 export const passwordLengthOk = (password: string): boolean => [...password].length >= PASSWORD_MIN && [...password].length <= PASSWORD_MAX;
+/** What a password breaking passwordLengthOk is told. */
+export const PASSWORD_LENGTH_RULE = `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters`;
 
 /**
  * Hashes and checks running at once, and waiting: each takes tens of milliseconds of a core on

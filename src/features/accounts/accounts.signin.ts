@@ -5,7 +5,7 @@ import type { FieldError } from '../../toolkit/errors.js';
 import { type AuthenticatedUser, isHandle } from '../auth/auth.caller.js';
 import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
 import { type AuthService, SESSION_LIFETIME_MS } from '../auth/auth.service.js';
-import { PASSWORD_MAX, PASSWORD_MIN, checkPassword, hashPassword, passwordLengthOk } from './accounts.passwords.js';
+import { PASSWORD_LENGTH_RULE, checkPassword, hashPassword, passwordLengthOk } from './accounts.passwords.js';
 import { hashSecret, inviteStatus, invitesRepository } from './accounts.repository.js';
 import { type SsoIdentity, SsoRefused } from './accounts.sso.js';
 import { type LoginThrottle, createLoginThrottle } from './accounts.throttle.js';
@@ -19,7 +19,7 @@ export interface AcceptBody {
 function newAccountErrors(body: AcceptBody): FieldError[] {
   const errors: FieldError[] = [];
   if (body.handle === undefined || !isHandle(body.handle)) errors.push({ path: '/handle', message: 'must be 1–64 characters of a-z 0-9 . _ -' });
-  if (body.password === undefined || !passwordLengthOk(body.password)) errors.push({ path: '/password', message: `must be ${PASSWORD_MIN}–${PASSWORD_MAX} characters` });
+  if (body.password === undefined || !passwordLengthOk(body.password)) errors.push({ path: '/password', message: PASSWORD_LENGTH_RULE });
   return errors;
 }
 

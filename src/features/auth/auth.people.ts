@@ -114,7 +114,6 @@ function userStatements() {
         .executeTakeFirst();
       return row?.id;
     },
-
   };
 }
 
