@@ -38,13 +38,18 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
 }
 
-/** No serious or critical axe violation, and nothing wider than a 375 px phone when the viewport is that narrow. */
+/**
+ * No serious or critical axe violation, and on a 375 px phone nothing wider than it and no
+ * drawing's text shrunk below a readable size (a scaled chart's labels were 6 px).
+ */
 export async function checkPage(page: Page, name: string): Promise<void> {
   expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
   const width = await page.evaluate<number>('window.innerWidth');
   if (width <= 375) {
     const scroll = await page.evaluate<number>('document.documentElement.scrollWidth');
     expect(scroll, `${name} fits 375 px without sideways scrolling`).toBeLessThanOrEqual(width);
+    const smallest = await page.evaluate<number>("Math.min(Infinity, ...[...document.querySelectorAll('svg text')].map((t) => t.getBoundingClientRect().height))");
+    expect(smallest, `${name}: text in drawings at least 11 px tall`).toBeGreaterThanOrEqual(11);
   }
 }
 

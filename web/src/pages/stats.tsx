@@ -1,41 +1,61 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Stats as StatsData, people } from '../api.people.js';
 import { dayLabel, monthDay } from '../time.js';
 import { Loading, Section, useLoad } from '../ui.js';
 
-const W = 700;
 const H = 220;
 const PAD = { top: 12, right: 8, bottom: 28, left: 40 };
 
+/**
+ * The width the chart has on the page: it is drawn at that width rather than scaled, so that
+ * its labels stay at the text's size on a phone (a 700-unit drawing shrunk to 340 px made them 6 px).
+ */
+function useWidth(fallback: number) {
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(fallback);
+  useEffect(() => {
+    const element = box.current;
+    if (element === null) return;
+    const observer = new ResizeObserver(() => setWidth(Math.max(200, Math.floor(element.clientWidth))));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return { box, width };
+}
+
 /** Focused minutes per day as bars; the table after it carries the same numbers for screen readers. */
 function Chart({ buckets }: { buckets: StatsData['buckets'] }) {
+  const { box, width: W } = useWidth(700);
   const max = Math.max(60, ...buckets.map((b) => b.focused_minutes));
   const step = (W - PAD.left - PAD.right) / Math.max(1, buckets.length);
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / max);
   const total = buckets.reduce((sum, b) => sum + b.focused_minutes, 0);
   return (
-    <svg class="chart" viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title">
-      <title id="chart-title">{`Focused minutes per day over the last ${buckets.length} days: ${total} in all, at most ${Math.max(0, ...buckets.map((b) => b.focused_minutes))} on one day.`}</title>
-      {[0, 0.5, 1].map((f) => (
-        <g key={f}>
-          <line x1={PAD.left} x2={W - PAD.right} y1={y(max * f)} y2={y(max * f)} class="grid" />
-          <text x={PAD.left - 6} y={y(max * f) + 4} text-anchor="end" class="axis">
-            {Math.round(max * f)}
-          </text>
-        </g>
-      ))}
-      {buckets.map((b, i) => (
-        <g key={b.start}>
-          <rect x={PAD.left + i * step + 2} width={Math.max(1, step - 4)} y={y(b.focused_minutes)} height={y(0) - y(b.focused_minutes)} class="bar">
-            <title>{`${dayLabel(b.start)}: ${b.focused_minutes} min`}</title>
-          </rect>
-          {i % 7 === 0 && (
-            <text x={PAD.left + i * step + step / 2} y={H - 8} text-anchor="middle" class="axis">
-              {monthDay(b.start)}
+    <div ref={box}>
+      <svg class="chart" width={W} height={H} viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="chart-title">
+        <title id="chart-title">{`Focused minutes per day over the last ${buckets.length} days: ${total} in all, at most ${Math.max(0, ...buckets.map((b) => b.focused_minutes))} on one day.`}</title>
+        {[0, 0.5, 1].map((f) => (
+          <g key={f}>
+            <line x1={PAD.left} x2={W - PAD.right} y1={y(max * f)} y2={y(max * f)} class="grid" />
+            <text x={PAD.left - 6} y={y(max * f) + 4} text-anchor="end" class="axis">
+              {Math.round(max * f)}
             </text>
-          )}
-        </g>
-      ))}
-    </svg>
+          </g>
+        ))}
+        {buckets.map((b, i) => (
+          <g key={b.start}>
+            <rect x={PAD.left + i * step + 2} width={Math.max(1, step - 4)} y={y(b.focused_minutes)} height={y(0) - y(b.focused_minutes)} class="bar">
+              <title>{`${dayLabel(b.start)}: ${b.focused_minutes} min`}</title>
+            </rect>
+            {i % 7 === 0 && (
+              <text x={PAD.left + i * step + step / 2} y={H - 8} text-anchor="middle" class="axis">
+                {monthDay(b.start)}
+              </text>
+            )}
+          </g>
+        ))}
+      </svg>
+    </div>
   );
 }
 
