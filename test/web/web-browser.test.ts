@@ -183,6 +183,18 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await page.waitForURL(/\/sessions\/\d+$/);
     const created = /\/sessions\/(\d+)/.exec(page.url())?.[1];
     expect(await read(`/api/v1/sessions/${created}`)).toMatchObject({ timezone: 'Asia/Tokyo', time: '9:00 AM', schedule: '2030-03-04' });
+
+    // On today's date a new session starts at the next half hour, not at a 09:00 mostly past; late in the day, tomorrow.
+    const newOn = async (now: string) => {
+      await page.clock.setFixedTime(new Date(now));
+      await page.goto(`${web.server.url}/sessions/new?date=2030-03-04`);
+      await expect.poll(() => page.getByLabel('Name', { exact: true }).count()).toBe(1);
+      return [await page.getByLabel('Date', { exact: true }).inputValue(), await page.getByLabel('Time', { exact: true }).inputValue()];
+    };
+    expect(await newOn('2030-03-04T14:07:00Z')).toEqual(['2030-03-04', '14:30']);
+    expect(await newOn('2030-03-04T14:27:00Z')).toEqual(['2030-03-04', '15:00']);
+    expect(await newOn('2030-03-04T23:40:00Z')).toEqual(['2030-03-05', '09:00']);
+    expect(await newOn('2030-03-02T10:00:00Z')).toEqual(['2030-03-04', '09:00']);
     await context.close();
   }, 120_000);
 

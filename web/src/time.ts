@@ -32,6 +32,19 @@ export function dateIn(instant: Date | string, zone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
+/**
+ * Where a new session on `date` starts unless the person says otherwise: 09:00, but on today's
+ * date the next half hour at least 5 minutes ahead (09:00 would mostly be past), or tomorrow
+ * at 09:00 once today has no such half hour left.
+ */
+export function newSessionStart(date: string, zone: string, now = new Date()): { date: string; time: string } {
+  if (date !== dateIn(now, zone)) return { date, time: '09:00' };
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const minutes = Number(parts.find((p) => p.type === 'hour')?.value) * 60 + Number(parts.find((p) => p.type === 'minute')?.value);
+  const next = Math.ceil((minutes + 5) / 30) * 30;
+  return next >= 24 * 60 ? { date: addDays(date, 1), time: '09:00' } : { date, time: `${pad(Math.floor(next / 60))}:${pad(next % 60)}` };
+}
+
 /** Monday of the week holding `date` (weeks start on Monday, as the statistics'). */
 export function weekStart(date: string): string {
   const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();

@@ -1,5 +1,5 @@
 import type { Schemas, Session } from '../api.js';
-import { timeZones, to12h, to24h } from '../time.js';
+import { newSessionStart, timeZones, to12h, to24h } from '../time.js';
 import { FocusFields, type FocusValues, focusBody, focusValues } from './session-focus.js';
 import { SESSION_NAME_MAX } from '../rules.js';
 
@@ -23,7 +23,7 @@ export interface FormValues {
 
 /** The form for `session`, or for a new one in `home`, the person's home zone. */
 export function initialValues(session: Session | null, date: string, orgs: number[], home: string): FormValues {
-  if (!session) return { org_id: orgs[0] ?? 1, name: '', date, time: '09:00', duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '', timezone: home, focus: focusValues(null) };
+  if (!session) return { org_id: orgs[0] ?? 1, name: '', ...newSessionStart(date, home), duration: 50, type: 'standard', is_public: false, repeat: 'none', until: '', timezone: home, focus: focusValues(null) };
   return {
     org_id: session.org_id,
     name: session.name,
