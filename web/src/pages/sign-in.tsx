@@ -40,7 +40,7 @@ export function SignIn() {
       <h1 tabIndex={-1}>Sign in to Focus</h1>
       {me && <p>You are signed in as {me.handle}.</p>}
       {ended && !me && (
-        <p role="status" class="notice">
+        <p role="status" class="notice info">
           Your session has ended (signed out elsewhere, or the password changed). Sign in again to go on where you were.
         </p>
       )}
