@@ -207,9 +207,16 @@ describe.skipIf(!available)(available ? 'web app in chromium' : `web app in chro
     await page.getByLabel('Repeats').selectOption('daily');
     await page.getByLabel('Block websites').check();
     await page.getByLabel('Social media').check();
-    await page.getByLabel('Other sites to block').fill('example.com\n\nhttps://news.example.org/today\n');
+    const sites = page.getByLabel('Other sites to block');
     await page.getByLabel('Snooze notifications').check();
     await page.getByLabel('Apps to snooze').fill('Slack');
+    // A site the server refuses: its sentence names the list as the form does, and the list is marked.
+    await sites.fill('example.com\nnot a host!');
+    await button(page, 'Save').click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Site to block \(item 2\) must be a host name or an http\(s\) URL/);
+    expect(await sites.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Apps to snooze').getAttribute('aria-invalid')).toBeNull();
+    await sites.fill('example.com\n\nhttps://news.example.org/today\n');
     await checkPage(page, 'new session with blocking');
     await button(page, 'Save').click();
     await page.waitForURL(/\/sessions\/\d+\?date=2030-04-01$/);

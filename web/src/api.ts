@@ -47,10 +47,14 @@ export class ApiError extends Error {
   }
 }
 
+/** Fields whose name in the API is not what the forms call them. */
+const PEOPLE_NAMES: Readonly<Record<string, string>> = { urls: 'site to block', category: 'category to block' };
+
 /** "/items/2/title" + "must be …" → "Title (item 3) must be …." A pointer is for programs, the field's name for people. */
 function fieldSentence({ path, message }: { path: string; message: string }): string {
   const steps = path.split('/').filter(Boolean);
-  const name = steps.filter((step) => !/^\d+$/.test(step)).at(-1)?.replace(/_/g, ' ') ?? 'The request';
+  const field = steps.filter((step) => !/^\d+$/.test(step)).at(-1);
+  const name = field === undefined ? 'The request' : (PEOPLE_NAMES[field] ?? field.replace(/_/g, ' '));
   const index = steps.findLast((step) => /^\d+$/.test(step));
   const subject = name.charAt(0).toUpperCase() + name.slice(1) + (index === undefined ? '' : ` (item ${Number(index) + 1})`);
   return `${subject} ${message}${/[.!?]$/.test(message) ? '' : '.'}`;

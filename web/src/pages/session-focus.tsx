@@ -47,7 +47,7 @@ export function focusBody(values: FocusValues) {
 export const useBlockerCategories = () => useLoad(async () => must(await api.GET('/api/v1/blocker/categories')), 'blocker categories');
 
 /** Website blocking and notification snoozing: what a blocking client enforces while the session runs. */
-export function FocusFields({ values, change }: { values: FocusValues; change: (patch: Partial<FocusValues>) => void }) {
+export function FocusFields({ values, change, invalid }: { values: FocusValues; change: (patch: Partial<FocusValues>) => void; invalid: (field: string) => true | undefined }) {
   const categories = useBlockerCategories();
   const toggle = (id: CategoryId, on: boolean) => change({ categories: on ? [...values.categories, id] : values.categories.filter((c) => c !== id) });
   return (
@@ -70,7 +70,7 @@ export function FocusFields({ values, change }: { values: FocusValues; change: (
             {categories.error && <p role="alert">{categories.error}</p>}
           </div>
           <label for="f-sites">Other sites to block</label>
-          <textarea id="f-sites" rows={3} aria-describedby="f-sites-hint" value={values.sites} onInput={(e) => change({ sites: e.currentTarget.value })} />
+          <textarea id="f-sites" rows={3} aria-invalid={invalid('website_blocker')} aria-describedby="f-sites-hint" value={values.sites} onInput={(e) => change({ sites: e.currentTarget.value })} />
           <p class="hint" id="f-sites-hint">
             One per line: a host name such as example.com, or an address.
           </p>
@@ -82,7 +82,7 @@ export function FocusFields({ values, change }: { values: FocusValues; change: (
       {values.snooze && (
         <>
           <label for="f-apps">Apps to snooze</label>
-          <textarea id="f-apps" rows={3} aria-describedby="f-apps-hint" value={values.apps} onInput={(e) => change({ apps: e.currentTarget.value })} />
+          <textarea id="f-apps" rows={3} aria-invalid={invalid('snooze_apps')} aria-describedby="f-apps-hint" value={values.apps} onInput={(e) => change({ apps: e.currentTarget.value })} />
           <p class="hint" id="f-apps-hint">
             One app name per line, as your notification settings name it.
           </p>

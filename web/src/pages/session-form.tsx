@@ -109,7 +109,7 @@ export function SessionFields(props: { values: FormValues; change: Change; orgs:
       <label for="f-duration">Duration in minutes</label>
       <input id="f-duration" type="number" aria-invalid={invalid('duration')} min={1} max={1440} required value={values.duration} onInput={(e) => change({ duration: Number(e.currentTarget.value) })} />
       {!occurrenceOnly && <SeriesFields values={values} change={change} orgs={orgs} invalid={invalid} />}
-      <FocusFields values={values.focus} change={(patch) => change({ focus: { ...values.focus, ...patch } })} />
+      <FocusFields values={values.focus} change={(patch) => change({ focus: { ...values.focus, ...patch } })} invalid={invalid} />
     </div>
   );
 }
