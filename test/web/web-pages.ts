@@ -39,8 +39,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * No serious or critical axe violation, and on a 375 px phone nothing wider than it and no
- * drawing's text shrunk below a readable size (a scaled chart's labels were 6 px).
+ * No serious or critical axe violation, and on a 375 px phone nothing wider than it, no
+ * drawing's text shrunk below a readable size (a scaled chart's labels were 6 px) and no
+ * one-word button broken over lines.
  */
 export async function checkPage(page: Page, name: string): Promise<void> {
   expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
@@ -50,6 +51,11 @@ export async function checkPage(page: Page, name: string): Promise<void> {
     expect(scroll, `${name} fits 375 px without sideways scrolling`).toBeLessThanOrEqual(width);
     const smallest = await page.evaluate<number>("Math.min(Infinity, ...[...document.querySelectorAll('svg text')].map((t) => t.getBoundingClientRect().height))");
     expect(smallest, `${name}: text in drawings at least 11 px tall`).toBeGreaterThanOrEqual(11);
+    // A one-word button or link on one line: a word broken over lines reads as nonsense.
+    const broken = await page.evaluate<string[]>(
+      "[...document.querySelectorAll('button, a')].filter((e) => e.childElementCount === 0 && /^\\S+$/.test(e.textContent.trim()) && e.getClientRects().length > 0).filter((e) => { const r = document.createRange(); r.selectNodeContents(e); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1; }).map((e) => e.textContent.trim())",
+    );
+    expect(broken, `${name}: one-word buttons and links kept whole`).toEqual([]);
   }
 }
 
