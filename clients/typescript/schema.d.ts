@@ -177,7 +177,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description With `handle` and `password`: creates your account, joins the org and signs you in (sets the cookie). Signed in (cookie or bearer token) without them: you just join. Each link works once; a handle already taken is 422; unknown, used, revoked and expired invitations are one 404.
+         * @description With `handle` and `password`: creates your account, joins the org and signs you in (sets the cookie). Signed in (cookie or bearer token) without them: you just join. Each link works once; a handle already taken is 422; unknown, used, revoked and expired invitations are one 404; a cookie or token that no longer signs anyone in, sent without `handle` and `password`, is 401.
          */
         post: operations["acceptInvite"];
         delete?: never;
@@ -3636,6 +3636,19 @@ export interface operations {
                     "x-request-id": components["headers"]["x-request-id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, useTestApp } from '../../../test/helpers/harness.js';
-import { browser, secretOf, signIn } from './accounts.test-helpers.js';
+import { browser, secretOf, sessionCookie, signIn } from './accounts.test-helpers.js';
 
 describeEachDialect('people: roles, invitations, accounts, removal (contract section 12)', (dialect) => {
   const t = useTestApp(dialect, { member: [1], outsider: [2] }, { PUBLIC_URL: 'https://focus.example' });
@@ -58,6 +58,21 @@ describeEachDialect('people: roles, invitations, accounts, removal (contract sec
     expect(joined.body).toEqual({ data: { handle: 'outsider', org_id: 1 } });
     expect((await t.outsider.get('/api/v1/me')).body.data.org_ids).toEqual([1, 2]);
     await t.admin.removeMembership('outsider', 1);
+
+    // A session or token that no longer signs anyone in, relied on to join: 401 (not "handle is required"), and the link keeps.
+    const first = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    const cookie = sessionCookie(await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(first.url), handle: 'joiner', password: 'long enough pass' }));
+    expect((await browser(t, 'POST', '/auth/logout', cookie)).status).toBe(204);
+    const kept = (await boss.post('/api/v1/orgs/1/invites')).body.data;
+    const ended = await browser(t, 'POST', '/auth/invites/accept', cookie, { secret: secretOf(kept.url) });
+    expect(ended.status, ended.text).toBe(401);
+    const revokedToken = await browser(t, 'POST', '/auth/invites/accept', undefined, { secret: secretOf(kept.url) }, { authorization: 'Bearer fst_revokedrevokedrevokedrevokedrevoked00' });
+    expect(revokedToken.status).toBe(401);
+    expect(revokedToken.headers['www-authenticate']).toContain('invalid_token');
+    expect((await boss.get('/api/v1/orgs/1/invites')).body.data.find((i: { id: number }) => i.id === kept.id)).toMatchObject({ status: 'pending' });
+    // With a handle and password it is a new account whatever cookie the browser still holds.
+    const fresh = await browser(t, 'POST', '/auth/invites/accept', cookie, { secret: secretOf(kept.url), handle: 'fresh', password: 'long enough pass' });
+    expect(fresh.status, fresh.text).toBe(200);
 
     const revoked = (await boss.post('/api/v1/orgs/1/invites')).body.data;
     expect((await boss.delete(`/api/v1/orgs/1/invites/${revoked.id}`)).status).toBe(204);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { crossOrigin } from '../../toolkit/errors.js';
+import { crossOrigin, unauthorized } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
 import type { AuthenticatedUser } from '../auth/auth.caller.js';
@@ -18,12 +18,17 @@ function refuseForeignPages(request: FastifyRequest): void {
   if (says && !fromOwnOrigin(request)) throw crossOrigin();
 }
 
-/** The signed-in caller, if any: the sign-in cookie or a bearer token. */
-async function currentUser(auth: AuthService, request: FastifyRequest): Promise<AuthenticatedUser | undefined> {
+/**
+ * The signed-in caller, if any: the sign-in cookie or a bearer token. One sent that no longer
+ * signs anyone in is a 401 when the request relies on it (`joining`: no account asked for), so
+ * that a session ended elsewhere reads as such, not as a missing handle.
+ */
+async function currentUser(auth: AuthService, request: FastifyRequest, joining: boolean): Promise<AuthenticatedUser | undefined> {
   const bearer = bearerToken(request.headers.authorization);
-  if (bearer !== undefined) return auth.authenticate(bearer);
   const cookie = readCookie(request.headers.cookie, COOKIE);
-  return cookie === undefined ? undefined : auth.authenticate(cookie, new Date(), 'cookie');
+  const user = bearer !== undefined ? await auth.authenticate(bearer) : cookie === undefined ? undefined : await auth.authenticate(cookie, new Date(), 'cookie');
+  if (user === undefined && joining && (bearer !== undefined || cookie !== undefined)) throw unauthorized(bearer !== undefined);
+  return user;
 }
 
 /** Sign-in, sign-out and invitations: outside the API prefix, no bearer token needed (contract section 12). */
@@ -86,15 +91,16 @@ export const signinRoutes: FastifyPluginAsyncTypebox<{ signin: SigninService; au
         summary: 'Accept an invitation',
         description:
           'With `handle` and `password`: creates your account, joins the org and signs you in (sets the cookie). Signed in (cookie or bearer token) without them: you just join. ' +
-          'Each link works once; a handle already taken is 422; unknown, used, revoked and expired invitations are one 404.',
+          'Each link works once; a handle already taken is 422; unknown, used, revoked and expired invitations are one 404; ' +
+          'a cookie or token that no longer signs anyone in, sent without `handle` and `password`, is 401.',
         security: [],
         body: AcceptInviteBody,
-        response: { 200: jsonResponse('Joined.', AcceptedEnvelope), ...problemResponses(400, 403, 404, 413, 415, 422, 429, 503) },
+        response: { 200: jsonResponse('Joined.', AcceptedEnvelope), ...problemResponses(400, 401, 403, 404, 413, 415, 422, 429, 503) },
       },
     },
     async (request, reply) => {
       refuseForeignPages(request);
-      const { result, session } = await signin.accept(request.body, await currentUser(auth, request));
+      const { result, session } = await signin.accept(request.body, await currentUser(auth, request, request.body.handle === undefined && request.body.password === undefined));
       if (session !== undefined) setSessionCookie(request, reply, session);
       return { data: result };
     },
