@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
+import { focusJson } from '../helpers/server-process.js';
 import { checkPage, isolatedContext, signIn } from './web-pages.js';
 import { useWebScene } from './web-seed.js';
 
@@ -127,6 +128,16 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await otherPage.getByRole('link', { name: 'Statistics', exact: true }).click();
     await expect.poll(() => otherPage.getByRole('heading', { level: 1 }).textContent()).toMatch(/statistics/i);
 
+    // And, in a third browser, he has an invitation to team 2 open (its secret in the fragment).
+    const env = { DATABASE_URL: web.databaseUrl };
+    await focusJson(env, 'users', 'add', 'operator', '--org', '2', '--admin');
+    const invitation = new URL(((await focusJson(env, 'invite', '2')) as { url: string }).url).hash;
+    const third = await isolatedContext(web.browser, web.server.url);
+    const invitePage = await third.context.newPage();
+    await signIn(invitePage, web.server.url, 'bob', 'bobs long password');
+    await invitePage.goto(`${web.server.url}/invite${invitation}`);
+    await expect.poll(() => invitePage.getByText('You are signed in as bob: accepting adds this team to your account.').count()).toBe(1);
+
     // bob changes his password: a wrong current one is refused at its field; then the new one signs in and the old no longer.
     await bobPage.getByLabel('Current password').fill('not bobs password');
     await bobPage.getByLabel('New password').fill('bobs newer password');
@@ -159,6 +170,23 @@ describe.skipIf(!available)(available ? 'people in the web app' : `people in the
     await expect.poll(() => otherPage.getByRole('status').filter({ hasText: 'Your session has ended' }).count()).toBe(0);
     expect(elsewhere.refused).toEqual([]);
     await elsewhere.context.close();
+
+    // The invitation page's session ended too: after signing in again it comes back with its secret (which stays
+    // in fragments, never in a URL a server sees), and accepting works.
+    await button(invitePage, 'Accept invitation').click();
+    await expect.poll(() => new URL(invitePage.url()).pathname).toBe('/sign-in');
+    expect(new URL(invitePage.url()).searchParams.get('next')).toBe('/invite');
+    expect(new URL(invitePage.url()).hash).toBe(invitation);
+    await invitePage.getByLabel('Handle').fill('bob');
+    await invitePage.getByLabel('Password').fill('bobs newer password');
+    await button(invitePage, 'Sign in').click();
+    await expect.poll(() => invitePage.url()).toBe(`${web.server.url}/invite${invitation}`);
+    await button(invitePage, 'Accept invitation').click();
+    await invitePage.waitForURL(/\/week$/);
+    const orgs = await invitePage.evaluate(async () => ((await (await fetch('/api/v1/me')).json()) as { data: { org_ids: number[] } }).data.org_ids);
+    expect(orgs).toEqual([1, 2]);
+    expect(third.refused).toEqual([]);
+    await third.context.close();
 
     // `next` leads only within the app: a path that browsers read as another host leads to the week instead.
     for (const next of ['//elsewhere.example/x', '/\\elsewhere.example/x', 'https://elsewhere.example/']) {

@@ -60,7 +60,8 @@ function App() {
         if (!signedIn.current) return;
         signedIn.current = false;
         setMe(null);
-        navigate(`/sign-in?ended=1&next=${encodeURIComponent(window.location.pathname + window.location.search)}`, true);
+        // The fragment (an invitation's secret) rides on the sign-in page's own fragment: never in a URL a server sees.
+        navigate(`/sign-in?ended=1&next=${encodeURIComponent(window.location.pathname + window.location.search)}${window.location.hash}`, true);
       }),
     [],
   );
@@ -68,8 +69,8 @@ function App() {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const open = PUBLIC.some((p) => p.test(path));
   useEffect(() => {
-    if (me === null && !open) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, true);
-  }, [me, open, path, location.search]);
+    if (me === null && !open) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}${location.hash}`, true);
+  }, [me, open, path, location.search, location.hash]);
 
   if (me === undefined || (me === null && !open)) return <p role="status">Loading…</p>;
   return (

@@ -5,11 +5,14 @@ import { navigate } from '../router.js';
 import { useSigned } from '../session.context.js';
 import { Notice, useAction, useLoad } from '../ui.js';
 
-/** Only app paths are followed after signing in, never another site (`//host`, or `/\host`, which browsers read alike). */
+/**
+ * Only app paths are followed after signing in, never another site (`//host`, or `/\host`, which
+ * browsers read alike); with the fragment the page that sent here carried (an invitation's secret).
+ */
 export function nextPath(): string {
   const next = new URL(window.location.href).searchParams.get('next') ?? '/week';
   const url = new URL(next, window.location.origin);
-  return next.startsWith('/') && url.origin === window.location.origin ? url.pathname + url.search : '/week';
+  return next.startsWith('/') && url.origin === window.location.origin ? url.pathname + url.search + window.location.hash : '/week';
 }
 
 export function SignIn() {
