@@ -59,6 +59,19 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   }
 }
 
+export const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
+
+/** Creates a session through the API as the token's user; answers its id. */
+export async function createSessionAs(base: string, token: string, body: Record<string, unknown>): Promise<number> {
+  const created = await fetch(`${base}/api/v1/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(created.status).toBe(201);
+  return ((await created.json()) as { data: { id: number } }).data.id;
+}
+
 /** Signs in through the page, as a person would. */
 export async function signIn(page: Page, base: string, handle: string, password: string): Promise<void> {
   await page.goto(`${base}/sign-in`);

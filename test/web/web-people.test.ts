@@ -1,8 +1,7 @@
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { CHROMIUM_SKIP_NOTICE, chromiumAvailable } from '../helpers/browser.js';
 import { focusJson } from '../helpers/server-process.js';
-import { checkPage, isolatedContext, signIn } from './web-pages.js';
+import { button, checkPage, isolatedContext, signIn } from './web-pages.js';
 import { useWebScene } from './web-seed.js';
 
 /*
@@ -18,7 +17,6 @@ const ADMIN_PASSWORD = 'correct horse battery';
 describe.skipIf(!available)(available ? 'people in the web app' : `people in the web app: ${CHROMIUM_SKIP_NOTICE}`, () => {
   const web = useWebScene(ADMIN_PASSWORD);
 
-  const button = (page: Page, name: string) => page.getByRole('button', { name, exact: true });
 
   let bob: Awaited<ReturnType<typeof isolatedContext>> | undefined;
 
