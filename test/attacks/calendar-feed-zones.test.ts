@@ -38,7 +38,6 @@ const RATE_LIMIT = 30;
  */
 const FIRST_FETCH_SERVER_MS = 1_000;
 
-
 for (const dialect of DIALECTS) {
   describe(`a calendar feed of ${ZONES.length} zones dated 1996 [${dialect}]`, () => {
     let database: TestDatabase;

@@ -38,6 +38,13 @@ function page(path: string) {
   );
 }
 
+/**
+ * The sign-in page that returns to `here`; `ended`: it says the session ended. The fragment (an
+ * invitation's secret) rides on the sign-in page's own fragment: never in a URL a server sees.
+ */
+const signInFor = (here: Pick<URL, 'pathname' | 'search' | 'hash'>, ended: boolean) =>
+  `/sign-in?${ended ? 'ended=1&' : ''}next=${encodeURIComponent(here.pathname + here.search)}${here.hash}`;
+
 function App() {
   const location = useLocation();
   const [me, setMe] = useState<Me | null | undefined>(undefined);
@@ -60,8 +67,7 @@ function App() {
         if (!signedIn.current) return;
         signedIn.current = false;
         setMe(null);
-        // The fragment (an invitation's secret) rides on the sign-in page's own fragment: never in a URL a server sees.
-        navigate(`/sign-in?ended=1&next=${encodeURIComponent(window.location.pathname + window.location.search)}${window.location.hash}`, true);
+        navigate(signInFor(window.location, true), true);
       }),
     [],
   );
@@ -69,7 +75,7 @@ function App() {
   const path = location.pathname.replace(/\/+$/, '') || '/';
   const open = PUBLIC.some((p) => p.test(path));
   useEffect(() => {
-    if (me === null && !open) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}${location.hash}`, true);
+    if (me === null && !open) navigate(signInFor({ pathname: path, search: location.search, hash: location.hash }, false), true);
   }, [me, open, path, location.search, location.hash]);
 
   if (me === undefined || (me === null && !open)) return <p role="status">Loading…</p>;

@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { crossOrigin, unauthorized } from '../../toolkit/errors.js';
+import { crossOrigin } from '../../toolkit/errors.js';
 import { jsonResponse } from '../../toolkit/openapi.js';
 import { problemResponses } from '../../toolkit/problem.schema.js';
-import type { AuthenticatedUser } from '../auth/auth.caller.js';
 import type { AuthService } from '../auth/auth.service.js';
 import { bearerToken } from '../auth/auth.token.js';
 import { COOKIE, clearSessionCookie, fromOwnOrigin, readCookie, setSessionCookie } from './accounts.cookies.js';
 import { AcceptInviteBody, AcceptedEnvelope, InvitePreviewEnvelope, LoginBody } from './accounts.schema.js';
-import type { SigninService } from './accounts.signin.js';
+import type { InviteCaller, SigninService } from './accounts.signin.js';
 
 const tags = ['sign-in'];
 
@@ -18,17 +17,12 @@ function refuseForeignPages(request: FastifyRequest): void {
   if (says && !fromOwnOrigin(request)) throw crossOrigin();
 }
 
-/**
- * The signed-in caller, if any: the sign-in cookie or a bearer token. One sent that no longer
- * signs anyone in is a 401 when the request relies on it (`joining`: no account asked for), so
- * that a session ended elsewhere reads as such, not as a missing handle.
- */
-async function currentUser(auth: AuthService, request: FastifyRequest, joining: boolean): Promise<AuthenticatedUser | undefined> {
+/** Who sends the request: the user the sign-in cookie or bearer token names, and which of them was sent. */
+async function callerOf(auth: AuthService, request: FastifyRequest): Promise<InviteCaller> {
   const bearer = bearerToken(request.headers.authorization);
+  if (bearer !== undefined) return { user: await auth.authenticate(bearer), sent: 'bearer' };
   const cookie = readCookie(request.headers.cookie, COOKIE);
-  const user = bearer !== undefined ? await auth.authenticate(bearer) : cookie === undefined ? undefined : await auth.authenticate(cookie, new Date(), 'cookie');
-  if (user === undefined && joining && (bearer !== undefined || cookie !== undefined)) throw unauthorized(bearer !== undefined);
-  return user;
+  return cookie === undefined ? {} : { user: await auth.authenticate(cookie, new Date(), 'cookie'), sent: 'cookie' };
 }
 
 /** Sign-in, sign-out and invitations: outside the API prefix, no bearer token needed (contract section 12). */
@@ -100,7 +94,7 @@ export const signinRoutes: FastifyPluginAsyncTypebox<{ signin: SigninService; au
     },
     async (request, reply) => {
       refuseForeignPages(request);
-      const { result, session } = await signin.accept(request.body, await currentUser(auth, request, request.body.handle === undefined && request.body.password === undefined));
+      const { result, session } = await signin.accept(request.body, await callerOf(auth, request));
       if (session !== undefined) setSessionCookie(request, reply, session);
       return { data: result };
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Storage } from '../../storage/database.js';
-import { notFound, rateLimited, signInFailed, validationFailed } from '../../toolkit/errors.js';
+import { notFound, rateLimited, signInFailed, unauthorized, validationFailed } from '../../toolkit/errors.js';
 import type { FieldError } from '../../toolkit/errors.js';
 import { type AuthenticatedUser, isHandle } from '../auth/auth.caller.js';
 import { type PeopleRepository, createPeopleRepository } from '../auth/auth.people.js';
@@ -14,6 +14,12 @@ export interface AcceptBody {
   secret: string;
   handle?: string;
   password?: string;
+}
+
+/** Who accepts: the user a sign-in cookie or bearer token names (none when it no longer signs anyone in), and which was sent. */
+export interface InviteCaller {
+  user?: AuthenticatedUser | undefined;
+  sent?: 'bearer' | 'cookie';
 }
 
 function newAccountErrors(body: AcceptBody): FieldError[] {
@@ -148,10 +154,14 @@ export function createSigninService(storage: Storage, auth: AuthService, throttl
      * else creates an account (handle and password) and is signed in. One use only: of two
      * racing accepts one wins, the other is 404 and changes nothing.
      */
-    async accept(body: AcceptBody, current: AuthenticatedUser | undefined) {
+    async accept(body: AcceptBody, caller: InviteCaller) {
       const invite = await pendingInvite(body.secret);
       const now = new Date().toISOString();
-      if (current !== undefined && body.handle === undefined && body.password === undefined) {
+      const current = caller.user;
+      const joining = body.handle === undefined && body.password === undefined;
+      // Relied on to join, a cookie or token that no longer signs anyone in is a session ended elsewhere, not a missing handle.
+      if (joining && current === undefined && caller.sent !== undefined) throw unauthorized(caller.sent === 'bearer');
+      if (joining && current !== undefined) {
         await storage.transaction(async (trx) => {
           if (!(await acceptInvite(trx, invite, current.id, now))) throw notFound('invitation');
         });
